@@ -1,0 +1,45 @@
+# The course's two commands (see README.md):
+#   make lab    set up .venv if needed, then open the course in JupyterLab
+#   make test   set up .venv if needed, then run the unit/property tests and every notebook (nbval)
+# Only python3 (3.11+) is needed on the PATH.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+PORT   ?= 8888
+NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
+# pytest's exit code 5 means "no tests collected": treat it as a failure.
+CHECK5 := rc=$$?; if [ $$rc -eq 5 ]; then echo "ERROR: pytest collected no tests"; exit 1; fi; exit $$rc
+
+.PHONY: setup lab test test-lib test-notebooks notebook clean
+
+# Re-installs only when the project's dependencies change.
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is required, found " + sys.version.split()[0])'
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+lab: setup
+	$(BIN)/jupyter lab --ip=127.0.0.1 --port=$(PORT) --notebook-dir=notebooks
+
+# Everything: library tests, then every notebook executed and compared with its stored outputs.
+test: setup
+	$(BIN)/python -m pytest tests notebooks $(NBVAL); $(CHECK5)
+
+test-lib: setup
+	$(BIN)/python -m pytest tests; $(CHECK5)
+
+test-notebooks: setup
+	$(BIN)/python -m pytest notebooks $(NBVAL); $(CHECK5)
+
+# One notebook: make notebook NB=notebooks/01_metric_spaces_and_n_squared.ipynb
+notebook: setup
+	$(BIN)/python -m pytest $(NB) $(NBVAL); $(CHECK5)
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis build

@@ -1,0 +1,288 @@
+"""The common interface of every broad-phase structure, and the registry.
+
+A lesson swaps structures by changing one name::
+
+    from lessons_lib import STRUCTURES, make_scene
+    boxes = make_scene("random", 1000)
+    bp = STRUCTURES["brute_force"].from_boxes(boxes)
+    bp.pairs()                      # (k, 2) int64, rows i < j, sorted
+
+:class:`BroadPhase` is a template: its public methods validate input once, keep
+the shared :class:`~lessons_lib.elements.ElementTable` (id -> slot, boxes stored
+once) and call a few small hooks that each structure implements over slots.
+A failed call leaves the structure exactly as it was.
+
+Conventions
+-----------
+* Boxes are closed ``[xmin, ymin, xmax, ymax]`` float64 (touching counts).
+* Ids are Python or numpy integers (not bool), stored as int64.
+* ``query`` returns sorted unique int64 ids; ``pairs`` returns a ``(k, 2)``
+  int64 array with ``id_a < id_b`` in each row and rows sorted
+  lexicographically: the same convention as
+  :func:`lessons_lib.brute_force.brute_force_pairs`.
+* The ``world`` is a hint for sizing cells and roots. It never limits
+  correctness: a box outside it is still stored and found.
+"""
+from __future__ import annotations
+
+import abc
+from typing import ClassVar
+
+import numpy as np
+
+from .elements import ElementTable
+from .geometry import ARTICLE_WORLD, as_box, as_boxes
+
+__all__ = ["BroadPhase", "STRUCTURES", "register", "normalize_pairs", "world_for"]
+
+#: Every structure by short name, e.g. ``STRUCTURES["brute_force"]``.
+STRUCTURES: dict[str, type["BroadPhase"]] = {}
+
+
+def register(name: str):
+    """Class decorator adding a :class:`BroadPhase` subclass to :data:`STRUCTURES`."""
+
+    def deco(cls):
+        if name in STRUCTURES and STRUCTURES[name] is not cls:
+            raise ValueError(f"structure name {name!r} is already registered to {STRUCTURES[name].__name__}")
+        cls.name = name
+        STRUCTURES[name] = cls
+        return cls
+
+    return deco
+
+
+def _check_id(id_) -> int:
+    if isinstance(id_, (bool, np.bool_)) or not isinstance(id_, (int, np.integer)):
+        raise TypeError(f"id must be an integer, got {id_!r} of type {type(id_).__name__}")
+    v = int(id_)
+    if not -(2**63) <= v < 2**63:
+        raise ValueError(f"id {v} does not fit in int64")
+    return v
+
+
+def normalize_pairs(pairs) -> np.ndarray:
+    """Return pairs as ``(k, 2)`` int64 with ``a < b`` per row, rows sorted.
+
+    Duplicates are *kept* (a structure that reports a pair twice has a bug the
+    tests must see). Raises ``ValueError`` for a wrong shape or a self-pair.
+    """
+    p = np.asarray(pairs, dtype=np.int64).reshape(-1, 2) if np.size(pairs) else np.empty((0, 2), np.int64)
+    if (p[:, 0] == p[:, 1]).any():
+        raise ValueError(f"pair {p[p[:, 0] == p[:, 1]][0].tolist()} pairs an element with itself")
+    p = np.sort(p, axis=1)
+    order = np.lexsort((p[:, 1], p[:, 0]))
+    return np.ascontiguousarray(p[order])
+
+
+def world_for(boxes: np.ndarray) -> np.ndarray:
+    """A world box covering ``boxes`` (validated ``(n, 4)``), at least 1 unit wide and tall.
+
+    With no boxes, the article's ``[0, 0, 800, 600]``.
+    """
+    if len(boxes) == 0:
+        return ARTICLE_WORLD.copy()
+    w = np.array([boxes[:, 0].min(), boxes[:, 1].min(), boxes[:, 2].max(), boxes[:, 3].max()])
+    for lo, hi in ((0, 2), (1, 3)):
+        if w[hi] - w[lo] < 1.0:
+            mid = 0.5 * (w[lo] + w[hi])
+            w[lo], w[hi] = mid - 0.5, mid + 0.5
+    return w
+
+
+class BroadPhase(abc.ABC):
+    """Abstract broad phase: a dynamic set of AABBs keyed by integer id.
+
+    Parameters
+    ----------
+    world : array_like, shape (4,), optional
+        ``[xmin, ymin, xmax, ymax]`` the structure is laid out for, in world
+        units, with positive width and height. ``None``: the article's
+        800 x 600 world (``from_boxes`` infers it from the boxes instead).
+
+    Subclasses take further keyword-only parameters, all with defaults, and
+    implement the hooks ``_insert``, ``_remove``, ``_query``, ``_pairs`` and
+    ``_clear`` over *slots* of ``self.elements``; optionally ``_update``,
+    ``_build``, ``_cleanup``, ``_nbytes`` and ``regions``.
+
+    Raises (for every public method)
+    --------------------------------
+    TypeError
+        An id that is not an integer.
+    ValueError
+        A bad box (wrong shape, NaN/inf, inverted), a duplicate id on insert,
+        a bad parameter.
+    KeyError
+        An unknown id on remove or update.
+
+    In each case the structure is left unchanged.
+    """
+
+    #: Short registry name, set by :func:`register`.
+    name: ClassVar[str] = ""
+
+    def __init__(self, *, world=None):
+        if world is None:
+            w = ARTICLE_WORLD.copy()
+        else:
+            w = as_box(world, name="world")
+            if not (w[2] > w[0] and w[3] > w[1]):
+                raise ValueError(f"world must have positive width and height, got {w.tolist()}")
+        self.world = w
+        self.elements = ElementTable()
+
+    # -- construction -----------------------------------------------------
+    @classmethod
+    def from_boxes(cls, boxes, **params) -> "BroadPhase":
+        """Build a structure holding ``boxes`` under ids ``0 .. n-1``.
+
+        Parameters
+        ----------
+        boxes : array_like, shape (n, 4)
+            Closed AABBs ``[xmin, ymin, xmax, ymax]``.
+        **params
+            Keyword parameters of the structure. ``world=None`` (the default)
+            is replaced by the bounding box of ``boxes``.
+
+        Raises
+        ------
+        ValueError
+            Bad boxes (the message names the row) or parameters.
+        """
+        b = as_boxes(boxes)
+        if params.get("world") is None:
+            params["world"] = world_for(b)
+        bp = cls(**params)
+        ids = np.arange(len(b), dtype=np.int64)
+        slots = bp.elements.add_many(ids, b)
+        bp._build(slots)
+        return bp
+
+    # -- the interface ----------------------------------------------------
+    def insert(self, id, box) -> None:
+        """Add element ``id`` with AABB ``box``; ``ValueError`` if ``id`` is present."""
+        i = _check_id(id)
+        b = as_box(box)
+        if i in self.elements:
+            raise ValueError(f"id {i} is already stored; use update() to move it")
+        slot = self.elements.add(i, b)
+        try:
+            self._insert(slot, b)
+        except BaseException:
+            self.elements.discard(i)
+            raise
+
+    def remove(self, id) -> None:
+        """Remove element ``id``; ``KeyError`` if it is not stored."""
+        i = _check_id(id)
+        slot = self.elements.slot(i)
+        self._remove(slot, self.elements.boxes[slot].copy())
+        self.elements.discard(i)
+
+    def update(self, id, box) -> None:
+        """Move element ``id`` to a new AABB ``box`` (the seed's "move")."""
+        i = _check_id(id)
+        b = as_box(box)
+        slot = self.elements.slot(i)
+        old = self.elements.boxes[slot].copy()
+        self.elements.boxes[slot] = b
+        self._update(slot, old, b)
+
+    def query(self, box) -> np.ndarray:
+        """Ids of stored elements whose box intersects the closed ``box``.
+
+        Returns
+        -------
+        numpy.ndarray, shape (m,), dtype int64, sorted ascending, no repeats.
+        """
+        b = as_box(box, name="query box")
+        slots = np.asarray(self._query(b), dtype=np.int64)
+        return np.sort(self.elements.ids[slots])
+
+    def pairs(self) -> np.ndarray:
+        """Every pair of stored elements whose boxes intersect.
+
+        Returns
+        -------
+        numpy.ndarray, shape (k, 2), dtype int64
+            Rows ``(id_a, id_b)`` with ``id_a < id_b``, sorted lexicographically.
+        """
+        slot_pairs = np.asarray(self._pairs(), dtype=np.int64).reshape(-1, 2)
+        return normalize_pairs(self.elements.ids[slot_pairs])
+
+    def clear(self) -> None:
+        """Remove every element (keeps the parameters and the world)."""
+        self.elements.clear()
+        self._clear()
+
+    def cleanup(self) -> None:
+        """Deferred maintenance (e.g. collapsing empty quadtree leaves). No-op by default."""
+        self._cleanup()
+
+    def __len__(self) -> int:
+        return len(self.elements)
+
+    def __contains__(self, id) -> bool:
+        try:
+            return _check_id(id) in self.elements
+        except (TypeError, ValueError):
+            return False
+
+    def memory_bytes(self) -> int:
+        """Bytes held by the structure's own flat arrays, element table included."""
+        return self.elements.nbytes() + int(self._nbytes())
+
+    def items(self) -> tuple[np.ndarray, np.ndarray]:
+        """Stored ``(ids, boxes)`` sorted by id: ``(n,)`` int64 and ``(n, 4)`` float64."""
+        slots = self.elements.live_slots()
+        ids = self.elements.ids[slots]
+        order = np.argsort(ids, kind="stable")
+        return ids[order], self.elements.boxes[slots[order]].copy()
+
+    def regions(self) -> tuple[np.ndarray, np.ndarray]:
+        """Cells or nodes to draw: ``(m, 4)`` float64 rectangles and ``(m,)`` int64 depths.
+
+        The default is the world itself at depth 0; grids return their cells and
+        trees their nodes (depth 0 = root).
+        """
+        return self.world.reshape(1, 4).copy(), np.zeros(1, dtype=np.int64)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(n={len(self)}, world={self.world.tolist()})"
+
+    # -- hooks ------------------------------------------------------------
+    @abc.abstractmethod
+    def _insert(self, slot: int, box: np.ndarray) -> None:
+        """Index the element already written to ``self.elements`` at ``slot``."""
+
+    @abc.abstractmethod
+    def _remove(self, slot: int, box: np.ndarray) -> None:
+        """Unindex the element at ``slot`` whose box is ``box`` (still stored)."""
+
+    @abc.abstractmethod
+    def _query(self, box: np.ndarray) -> np.ndarray:
+        """Slots whose boxes intersect ``box``, each once, any order."""
+
+    @abc.abstractmethod
+    def _pairs(self) -> np.ndarray:
+        """``(k, 2)`` slot pairs that intersect, each unordered pair once."""
+
+    @abc.abstractmethod
+    def _clear(self) -> None:
+        """Drop all indexing state (the element table is already cleared)."""
+
+    def _update(self, slot: int, old: np.ndarray, new: np.ndarray) -> None:
+        """Re-index ``slot`` after its box changed from ``old`` to ``new`` (already written)."""
+        self._remove(slot, old)
+        self._insert(slot, new)
+
+    def _build(self, slots: np.ndarray) -> None:
+        """Index freshly added ``slots`` (bulk load); default inserts one by one."""
+        for s in slots.tolist():
+            self._insert(s, self.elements.boxes[s])
+
+    def _cleanup(self) -> None:
+        pass
+
+    def _nbytes(self) -> int:
+        return 0
