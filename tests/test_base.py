@@ -15,10 +15,26 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule, run_state_machine_as_test
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
 
 from bp_strategies import FAR, any_box, box_arrays, filter_query, far_box, lattice_box, model_pairs
-from lessons_lib import ARTICLE_WORLD, SCENES, STRUCTURES, BroadPhase, brute_force_pairs, make_scene, normalize_pairs, register
+from lessons_lib import (
+    ARTICLE_WORLD,
+    SCENES,
+    STRUCTURES,
+    BroadPhase,
+    brute_force_pairs,
+    make_scene,
+    normalize_pairs,
+    register,
+)
 from lessons_lib.base import world_for
 
 NAMES = sorted(STRUCTURES)
@@ -328,7 +344,10 @@ def test_hypothesis_boxes_and_queries(name, boxes, queries):
 
 
 @by_structure
-@given(boxes=box_arrays(max_size=30), ids=st.lists(st.sampled_from(ODD_IDS) | st.integers(-50, 50), unique=True, max_size=30))
+@given(
+    boxes=box_arrays(max_size=30),
+    ids=st.lists(st.sampled_from(ODD_IDS) | st.integers(-50, 50), unique=True, max_size=30),
+)
 def test_hypothesis_inserted_with_odd_ids(name, boxes, ids):
     bp = STRUCTURES[name](world=[0, 0, 30, 30])
     model = {}

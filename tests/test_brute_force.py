@@ -7,7 +7,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bp_strategies import box_arrays, lattice_box, nested_loop_pairs
-from lessons_lib import SCENES, BruteForce, brute_force_pairs, double_loop_pairs, make_scene, pair_test_count
+from lessons_lib import (
+    SCENES,
+    BruteForce,
+    brute_force_pairs,
+    compiled_brute_force_pairs,
+    double_loop_pairs,
+    make_scene,
+    pair_test_count,
+)
 from lessons_lib import brute_force as bf_module
 
 
@@ -99,6 +107,45 @@ def test_scenes_against_double_loop(name):
 
 
 # --------------------------------------------------------------------------
+# The compiled double loop
+# --------------------------------------------------------------------------
+@given(box_arrays(max_size=40))
+def test_compiled_equals_vectorised(boxes):
+    got = compiled_brute_force_pairs(boxes)
+    check_pair_array(got, len(boxes))
+    np.testing.assert_array_equal(got, brute_force_pairs(boxes))
+
+
+@pytest.mark.parametrize("name", SCENES)
+def test_compiled_on_scenes(name):
+    boxes = make_scene(name, 400, seed=12)
+    got = compiled_brute_force_pairs(boxes)
+    check_pair_array(got, len(boxes))
+    np.testing.assert_array_equal(got, brute_force_pairs(boxes))
+
+
+def test_compiled_grows_its_output():
+    """More pairs than the kernel's initial capacity (max(16, n)): every pair intersects."""
+    n = 60
+    got = compiled_brute_force_pairs(np.tile([0.0, 0.0, 1.0, 1.0], (n, 1)))
+    ii, jj = np.triu_indices(n, k=1)
+    np.testing.assert_array_equal(got, np.column_stack([ii, jj]))
+
+
+@pytest.mark.parametrize("n", [0, 1])
+def test_compiled_fewer_than_two(n):
+    got = compiled_brute_force_pairs(make_scene("random", n))
+    assert got.shape == (0, 2) and got.dtype == np.int64
+
+
+def test_compiled_accepts_non_contiguous_and_int_input():
+    big = np.asfortranarray(make_scene("clustered", 100, seed=1))
+    np.testing.assert_array_equal(compiled_brute_force_pairs(big), brute_force_pairs(big))
+    ints = np.array([[0, 0, 2, 2], [2, 2, 3, 3], [5, 5, 6, 6]], dtype=np.int32)
+    np.testing.assert_array_equal(compiled_brute_force_pairs(ints), [[0, 1]])
+
+
+# --------------------------------------------------------------------------
 # Chunking
 # --------------------------------------------------------------------------
 @pytest.mark.parametrize("cells", [1, 2, 3, 7, 50, 1000])
@@ -164,7 +211,7 @@ def test_pair_test_count_bad(bad):
 # --------------------------------------------------------------------------
 # Bad input
 # --------------------------------------------------------------------------
-@pytest.mark.parametrize("func", [brute_force_pairs, double_loop_pairs])
+@pytest.mark.parametrize("func", [brute_force_pairs, double_loop_pairs, compiled_brute_force_pairs])
 @pytest.mark.parametrize(
     "bad, pattern",
     [

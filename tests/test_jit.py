@@ -51,6 +51,7 @@ SCRIPT = RUNNER + textwrap.dedent(
     import lessons_lib
     from lessons_lib import STRUCTURES
 
+    assert lessons_lib.JIT_ENABLED is False, "LESSONS_JIT=0 did not disable numba"
     cases, queries = json.loads(sys.argv[1]), json.loads(sys.argv[2])
     print(json.dumps({
         "jit_enabled": lessons_lib.JIT_ENABLED,
@@ -71,9 +72,9 @@ def in_process_run():
     return namespace["run"]
 
 
-def run_script(jit: str) -> dict:
+def run_plain_python() -> dict:
     env = dict(os.environ)
-    env["LESSONS_JIT"] = jit
+    env["LESSONS_JIT"] = "0"
     proc = subprocess.run(
         [sys.executable, "-c", SCRIPT, json.dumps(CASES), json.dumps(QUERIES)],
         cwd=ROOT,
@@ -88,7 +89,7 @@ def run_script(jit: str) -> dict:
 
 @pytest.fixture(scope="module")
 def plain_python() -> dict:
-    return run_script("0")
+    return run_plain_python()
 
 
 def test_subprocess_runs_without_jit(plain_python):
@@ -100,6 +101,9 @@ def test_subprocess_runs_without_jit(plain_python):
 @pytest.mark.parametrize("name", sorted(STRUCTURES))
 def test_plain_python_equals_in_process(plain_python, name):
     """Same pairs and queries, element for element, with and without numba."""
+    assert name in plain_python["results"], (
+        f"{name!r} is not registered in a fresh interpreter: is its module imported by lessons_lib/__init__.py?"
+    )
     run = in_process_run()
     for scene, n, seed in CASES:
         key = f"{scene}-{n}-{seed}"
