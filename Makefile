@@ -12,7 +12,7 @@ NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize
 # pytest's exit code 5 means "no tests collected": treat it as a failure.
 CHECK5 := rc=$$?; if [ $$rc -eq 5 ]; then echo "ERROR: pytest collected no tests"; exit 1; fi; exit $$rc
 
-.PHONY: setup lab test test-lib test-notebooks notebook clean
+.PHONY: setup lab test test-lib test-notebooks notebook bench clean
 
 # Re-installs only when the project's dependencies change.
 $(STAMP): pyproject.toml
@@ -40,6 +40,11 @@ test-notebooks: setup
 # One notebook: make notebook NB=notebooks/01_metric_spaces_and_n_squared.ipynb
 notebook: setup
 	$(BIN)/python -m pytest $(NB) $(NBVAL); $(CHECK5)
+
+# Speed and memory targets, beside the libraries people use (prints figures; never fails on timing).
+bench: setup
+	$(BIN)/python -m pip install --quiet -e '.[dev,peers]'
+	$(BIN)/python -m lessons_lib.bench $(ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build

@@ -188,6 +188,44 @@ class BroadPhase(abc.ABC):
         self.elements.boxes[slot] = b
         self._update(slot, old, b)
 
+    def update_many(self, ids, boxes) -> None:
+        """Move many elements at once: the per-frame path of a simulation.
+
+        Parameters
+        ----------
+        ids : array_like of int, shape (k,)
+            Stored ids, each at most once.
+        boxes : array_like, shape (k, 4)
+            Their new closed AABBs.
+
+        Raises
+        ------
+        ValueError
+            Bad boxes (naming the row), ``ids`` and ``boxes`` of different
+            lengths, an id repeated.
+        TypeError
+            Non-integer ids.
+        KeyError
+            An unknown id.
+
+        Every check runs before anything moves, so on error nothing has changed.
+        Structures with a bulk kernel override ``_update_many``.
+        """
+        b = as_boxes(boxes)
+        ids_arr = np.asarray(ids)
+        if ids_arr.ndim != 1 or len(ids_arr) != len(b):
+            raise ValueError(f"ids must have shape ({len(b)},) to match boxes, got shape {ids_arr.shape}")
+        if len(ids_arr) and not np.issubdtype(ids_arr.dtype, np.integer):
+            raise TypeError(f"ids must be integers, got dtype {ids_arr.dtype}")
+        slot_of = self.elements.slot
+        slots = np.array([slot_of(int(i)) for i in ids_arr.tolist()], dtype=np.int64)
+        if len(np.unique(slots)) != len(slots):
+            vals, counts = np.unique(ids_arr, return_counts=True)
+            raise ValueError(f"id {int(vals[counts > 1][0])} appears more than once in update_many")
+        old = self.elements.boxes[slots].copy()
+        self.elements.boxes[slots] = b
+        self._update_many(slots, old, b)
+
     def query(self, box) -> np.ndarray:
         """Ids of stored elements whose box intersects the closed ``box``.
 
@@ -275,6 +313,11 @@ class BroadPhase(abc.ABC):
         """Re-index ``slot`` after its box changed from ``old`` to ``new`` (already written)."""
         self._remove(slot, old)
         self._insert(slot, new)
+
+    def _update_many(self, slots: np.ndarray, old: np.ndarray, new: np.ndarray) -> None:
+        """Re-index many slots whose boxes changed (already written); default one by one."""
+        for k, s in enumerate(slots.tolist()):
+            self._update(s, old[k], new[k])
 
     def _build(self, slots: np.ndarray) -> None:
         """Index freshly added ``slots`` (bulk load); default inserts one by one."""
