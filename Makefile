@@ -8,6 +8,8 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 PORT   ?= 8888
+# Jupyter refuses to run as root unless told to (containers, CI machines).
+ROOTOK := $(if $(filter 0,$(shell id -u)),--allow-root,)
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 # pytest's exit code 5 means "no tests collected": treat it as a failure.
 CHECK5 := rc=$$?; if [ $$rc -eq 5 ]; then echo "ERROR: pytest collected no tests"; exit 1; fi; exit $$rc
@@ -25,7 +27,7 @@ $(STAMP): pyproject.toml
 setup: $(STAMP)
 
 lab: setup
-	$(BIN)/jupyter lab --ip=127.0.0.1 --port=$(PORT) --notebook-dir=notebooks
+	$(BIN)/jupyter lab --ip=127.0.0.1 --port=$(PORT) --notebook-dir=notebooks $(ROOTOK)
 
 # Everything: library tests, then every notebook executed and compared with its stored outputs.
 test: setup
