@@ -14,7 +14,7 @@ NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize
 # pytest's exit code 5 means "no tests collected": treat it as a failure.
 CHECK5 := rc=$$?; if [ $$rc -eq 5 ]; then echo "ERROR: pytest collected no tests"; exit 1; fi; exit $$rc
 
-.PHONY: setup lab test test-lib test-notebooks notebook bench clean
+.PHONY: setup lab test test-lib test-notebooks notebook student bench clean
 
 # Re-installs only when the project's dependencies change.
 $(STAMP): pyproject.toml
@@ -29,19 +29,24 @@ setup: $(STAMP)
 lab: setup
 	$(BIN)/jupyter lab --ip=127.0.0.1 --port=$(PORT) --notebook-dir=notebooks $(ROOTOK)
 
-# Everything: library tests, then every notebook executed and compared with its stored outputs.
-test: setup
-	$(BIN)/python -m pytest tests notebooks $(NBVAL); $(CHECK5)
+# Everything: library tests, every notebook executed and compared with its stored outputs,
+# and every student notebook (exercise stubs in place, check cells expected to raise).
+test: setup student
+	$(BIN)/python -m pytest tests notebooks build/student $(NBVAL); $(CHECK5)
 
 test-lib: setup
 	$(BIN)/python -m pytest tests; $(CHECK5)
 
-test-notebooks: setup
-	$(BIN)/python -m pytest notebooks $(NBVAL); $(CHECK5)
+test-notebooks: setup student
+	$(BIN)/python -m pytest notebooks build/student $(NBVAL); $(CHECK5)
 
 # One notebook: make notebook NB=notebooks/01_metric_spaces_and_n_squared.ipynb
 notebook: setup
 	$(BIN)/python -m pytest $(NB) $(NBVAL); $(CHECK5)
+
+# Student versions of the notebooks in build/student/ (solutions replaced by stubs).
+student: setup
+	$(BIN)/python tools/make_student.py --out build/student
 
 # Speed and memory targets, beside the libraries people use (prints figures; never fails on timing).
 bench: setup
