@@ -1,5 +1,6 @@
 """Static checks of the committed notebooks (nbval executes them separately)."""
 import pathlib
+import re
 import sys
 
 import nbformat
@@ -49,3 +50,12 @@ def test_exercises_are_marked_and_checked(path):
             assert "lessons_lib.checks" in follower and "check_" in follower, (
                 f"code cell {i} is an exercise; the next code cell must call a check from lessons_lib.checks"
             )
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_opens_with_objectives_and_ends_with_recap(path):
+    md = [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "markdown"]
+    assert md[0].startswith("# "), "the first cell is the lesson's title"
+    assert any("you will" in src.lower() for src in md[:4]), "the lesson opens with its objectives ('You will ...')"
+    assert any(re.search(r"^## Recap", src, flags=re.M) for src in md), "the lesson ends with a '## Recap' section"
+    assert md[1].startswith("<!-- nav -->") and md[-1].startswith("<!-- nav -->"), "nav cells after the title and at the end"
