@@ -14,7 +14,7 @@ NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize
 # pytest's exit code 5 means "no tests collected": treat it as a failure.
 CHECK5 := rc=$$?; if [ $$rc -eq 5 ]; then echo "ERROR: pytest collected no tests"; exit 1; fi; exit $$rc
 
-.PHONY: setup lab test test-lib test-notebooks notebook student bench clean
+.PHONY: setup lab test test-lib test-notebooks notebook student bench browser-test chromium clean
 
 # Re-installs only when the project's dependencies change.
 $(STAMP): pyproject.toml
@@ -52,6 +52,31 @@ student: setup
 bench: setup
 	$(BIN)/python -m pip install --quiet -e '.[dev,peers]'
 	$(BIN)/python -m lessons_lib.bench $(ARGS)
+
+# Every notebook run in JupyterLab in headless Chromium, as a student would (tools/browser_test.py):
+# no cell errors, every widget renders, every Stepper's Next changes its picture;
+# screenshots in build/screenshots/. ARGS passes options, e.g. ARGS=--break-widgets.
+BROWSER_STAMP := $(VENV)/.browser-stamp
+CHROMIUM      := /usr/bin/chromium
+
+$(BROWSER_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[dev,browser]'
+	touch $(BROWSER_STAMP)
+
+browser-test: setup $(BROWSER_STAMP) chromium
+	$(BIN)/python tools/browser_test.py --chromium $(CHROMIUM) $(ARGS)
+
+# Debian's chromium (Playwright's own browser download does not work here).
+chromium:
+	@if [ -x $(CHROMIUM) ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "$(CHROMIUM) is missing: installing Debian's chromium package"; \
+	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; \
+	else \
+	  echo "ERROR: $(CHROMIUM) is missing. Install Debian's chromium package (as root: apt-get install chromium), then rerun make browser-test."; \
+	  exit 1; \
+	fi; \
+	test -x $(CHROMIUM) || { echo "ERROR: installing chromium did not provide $(CHROMIUM)"; exit 1; }
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build

@@ -12,12 +12,27 @@ Modules, in the order the lessons meet them:
 * :mod:`lessons_lib.elements`     the element table every structure shares
 * :mod:`lessons_lib.brute_force`  the O(n^2) reference
 * :mod:`lessons_lib.two_clusters` lesson 01's split at the widest gap
+* :mod:`lessons_lib.freelist`     lesson 05's indexed free list
+* :mod:`lessons_lib.naive_quadtree` lesson 04's textbook quadtree (node objects, lists)
+* :mod:`lessons_lib.quadtree`     lesson 05's compact quadtree (8-byte nodes, index lists)
+* :mod:`lessons_lib.uniform_grid` lesson 02's fixed grid (and the corner-only pitfall)
+* :mod:`lessons_lib.hierarchical_grid` lesson 02's coarse/fine grids, per-row lists
+* :mod:`lessons_lib.spatial_hash` lesson 03's unbounded hashed grid
+* :mod:`lessons_lib.grid_cells` what the three grids share
+* :mod:`lessons_lib.sweep_and_prune` lesson 08's sweep over sorted endpoints, insertion-sort updates
+* :mod:`lessons_lib.rtree_nodes`  lessons 09-10: node arrays, pruned query and self-join shared by the trees
+* :mod:`lessons_lib.rtree`        lesson 09's Guttman R-tree (exhaustive, quadratic, linear splits)
+* :mod:`lessons_lib.rstar_tree`   lesson 09's R*-tree
+* :mod:`lessons_lib.curves`       lesson 10's Hilbert, Morton and Peano curves
+* :mod:`lessons_lib.bulk_rtree`   lesson 10's packed R-trees (Nearest-X, STR, Hilbert)
+* :mod:`lessons_lib.kdtree`       lesson 10's k-d tree with exact node bounds
 * :mod:`lessons_lib.jit`          numba on/off (``LESSONS_JIT=0``)
 * :mod:`lessons_lib.viz`          drawing boxes, pairs and a structure's regions
 * :mod:`lessons_lib.widgets`      ``Stepper``, the step-through widget
 * :mod:`lessons_lib.checks`       automatic checks of the exercises
 """
 from .base import STRUCTURES, BroadPhase, normalize_pairs, register
+from .bulk_rtree import BulkRTree
 from .brute_force import (
     BruteForce,
     brute_force_pairs,
@@ -26,9 +41,19 @@ from .brute_force import (
     pair_test_count,
 )
 from .geometry import ARTICLE_WORLD, as_box, as_boxes
+from .hierarchical_grid import HierarchicalGrid
 from .jit import JIT_ENABLED, jit_status
+from .kdtree import KDTree
+from .rstar_tree import RStarTree
+from .rtree import RTree
+from .freelist import FreeList
+from .naive_quadtree import NaiveQuadtree
+from .quadtree import Quadtree
 from .scenes import ARTICLE_SCENES, SCENES, make_scene, scale_to
+from .spatial_hash import SpatialHash
+from .sweep_and_prune import SweepAndPrune
 from .two_clusters import split_two_clusters, two_cluster_pairs
+from .uniform_grid import UniformGrid, corner_only_pairs, suggest_cell_size
 from .viz import draw_boxes, draw_pairs, draw_regions, draw_structure, frame_budget_lines, set_world
 from .widgets import Stepper
 
@@ -39,14 +64,26 @@ __all__ = [
     "ARTICLE_WORLD",
     "BroadPhase",
     "BruteForce",
+    "BulkRTree",
+    "KDTree",
+    "RStarTree",
+    "RTree",
+    "FreeList",
+    "NaiveQuadtree",
+    "Quadtree",
+    "HierarchicalGrid",
     "JIT_ENABLED",
     "SCENES",
     "STRUCTURES",
+    "SpatialHash",
+    "SweepAndPrune",
     "Stepper",
+    "UniformGrid",
     "as_box",
     "as_boxes",
     "brute_force_pairs",
     "compiled_brute_force_pairs",
+    "corner_only_pairs",
     "double_loop_pairs",
     "draw_boxes",
     "draw_pairs",
@@ -61,5 +98,6 @@ __all__ = [
     "scale_to",
     "set_world",
     "split_two_clusters",
+    "suggest_cell_size",
     "two_cluster_pairs",
 ]

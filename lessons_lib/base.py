@@ -32,6 +32,7 @@ import numpy as np
 
 from .elements import ElementTable
 from .geometry import ARTICLE_WORLD, as_box, as_boxes
+from .pair_order import canonical_pairs, normalize_pairs
 
 __all__ = ["BroadPhase", "STRUCTURES", "register", "normalize_pairs", "world_for"]
 
@@ -59,20 +60,6 @@ def _check_id(id_) -> int:
     if not -(2**63) <= v < 2**63:
         raise ValueError(f"id {v} does not fit in int64")
     return v
-
-
-def normalize_pairs(pairs) -> np.ndarray:
-    """Return pairs as ``(k, 2)`` int64 with ``a < b`` per row, rows sorted.
-
-    Duplicates are *kept* (a structure that reports a pair twice has a bug the
-    tests must see). Raises ``ValueError`` for a wrong shape or a self-pair.
-    """
-    p = np.asarray(pairs, dtype=np.int64).reshape(-1, 2) if np.size(pairs) else np.empty((0, 2), np.int64)
-    if (p[:, 0] == p[:, 1]).any():
-        raise ValueError(f"pair {p[p[:, 0] == p[:, 1]][0].tolist()} pairs an element with itself")
-    p = np.sort(p, axis=1)
-    order = np.lexsort((p[:, 1], p[:, 0]))
-    return np.ascontiguousarray(p[order])
 
 
 def world_for(boxes: np.ndarray) -> np.ndarray:
@@ -217,11 +204,10 @@ class BroadPhase(abc.ABC):
             raise ValueError(f"ids must have shape ({len(b)},) to match boxes, got shape {ids_arr.shape}")
         if len(ids_arr) and not np.issubdtype(ids_arr.dtype, np.integer):
             raise TypeError(f"ids must be integers, got dtype {ids_arr.dtype}")
-        slot_of = self.elements.slot
-        slots = np.array([slot_of(int(i)) for i in ids_arr.tolist()], dtype=np.int64)
-        if len(np.unique(slots)) != len(slots):
-            vals, counts = np.unique(ids_arr, return_counts=True)
-            raise ValueError(f"id {int(vals[counts > 1][0])} appears more than once in update_many")
+        slots = self.elements.slots_of(ids_arr)
+        repeats = np.bincount(slots) > 1 if len(slots) > 1 else np.zeros(0, bool)
+        if repeats.any():
+            raise ValueError(f"id {int(self.elements.ids[np.argmax(repeats)])} appears more than once in update_many")
         old = self.elements.boxes[slots].copy()
         self.elements.boxes[slots] = b
         self._update_many(slots, old, b)
@@ -245,8 +231,7 @@ class BroadPhase(abc.ABC):
         numpy.ndarray, shape (k, 2), dtype int64
             Rows ``(id_a, id_b)`` with ``id_a < id_b``, sorted lexicographically.
         """
-        slot_pairs = np.asarray(self._pairs(), dtype=np.int64).reshape(-1, 2)
-        return normalize_pairs(self.elements.ids[slot_pairs])
+        return canonical_pairs(self._pairs(), self.elements)
 
     def clear(self) -> None:
         """Remove every element (keeps the parameters and the world)."""

@@ -16,6 +16,15 @@ array      shape, dtype  meaning
 ``boxes``  (c, 4) f8     ``[xmin, ymin, xmax, ymax]`` of each slot
 ``alive``  (c,) bool     False for free (never used or removed) slots
 =========  ============  ===========================================
+
+The id -> slot map
+------------------
+The common case, ``from_boxes`` with ids ``0 .. n-1`` and later removals and
+re-inserts of the same ids, keeps every live element in the slot equal to its
+id. While that holds the table needs no map at all: looking up id ``i`` is
+checking ``alive[i]``, and bulk lookups are one vectorised test. The first
+insert that breaks it (an id stored in another slot) builds a dict from the
+live slots and keeps it up to date from then on.
 """
 from __future__ import annotations
 
@@ -25,10 +34,10 @@ __all__ = ["ElementTable"]
 
 
 class ElementTable:
-    """Slots for elements: id -> slot map, flat id/box arrays, free list.
+    """Slots for elements: id -> slot lookup, flat id/box arrays, free list.
 
     Methods do not validate boxes (the :class:`~lessons_lib.base.BroadPhase`
-    boundary does that once); they do check ids.
+    boundary does that once); they do check ids (presence, repeats).
     """
 
     def __init__(self, capacity: int = 16):
@@ -36,16 +45,17 @@ class ElementTable:
         self.ids = np.zeros(capacity, dtype=np.int64)
         self.boxes = np.zeros((capacity, 4), dtype=np.float64)
         self.alive = np.zeros(capacity, dtype=np.bool_)
-        self.slot_of: dict[int, int] = {}
+        self._map: dict[int, int] | None = None  # None: every live id equals its slot
         self._free: list[int] = []
         self._used = 0  # slots [0, _used) have been handed out at least once
+        self._count = 0
 
     # -- size -------------------------------------------------------------
     def __len__(self) -> int:
-        return len(self.slot_of)
+        return self._count
 
     def __contains__(self, id_) -> bool:
-        return id_ in self.slot_of
+        return self._lookup(id_) >= 0
 
     @property
     def capacity(self) -> int:
@@ -57,7 +67,7 @@ class ElementTable:
         return self._used
 
     def nbytes(self) -> int:
-        """Bytes of the flat arrays (the dict and free list are bookkeeping, not counted)."""
+        """Bytes of the flat arrays (the id map and free list are bookkeeping, not counted)."""
         return self.ids.nbytes + self.boxes.nbytes + self.alive.nbytes
 
     def _grow(self, need: int) -> None:
@@ -69,10 +79,39 @@ class ElementTable:
         self.boxes = np.concatenate([self.boxes, np.zeros((new - cap, 4))])
         self.alive = np.concatenate([self.alive, np.zeros(new - cap, np.bool_)])
 
+    # -- lookup -----------------------------------------------------------
+    def _lookup(self, id_: int) -> int:
+        """Slot of ``id_``, or -1."""
+        if self._map is not None:
+            return self._map.get(id_, -1)
+        return id_ if 0 <= id_ < self._used and self.alive[id_] else -1
+
+    def _build_map(self) -> None:
+        live = self.live_slots()
+        self._map = dict(zip(self.ids[live].tolist(), live.tolist()))
+
+    def slot(self, id_: int) -> int:
+        """Slot of a stored id; ``KeyError`` naming the id when it is unknown."""
+        s = self._lookup(id_)
+        if s < 0:
+            raise KeyError(f"unknown id {id_}: it was never inserted or has been removed")
+        return s
+
+    def slots_of(self, ids: np.ndarray) -> np.ndarray:
+        """Slots of many stored ids (int64 array in, int64 array out); ``KeyError`` on the first unknown."""
+        ids = np.asarray(ids, dtype=np.int64)
+        known = self._known(ids)
+        if not known.all():
+            raise KeyError(f"unknown id {int(ids[~known][0])}: it was never inserted or has been removed")
+        if self._map is None:
+            return ids.copy()
+        get = self._map.get
+        return np.fromiter((get(i) for i in ids.tolist()), dtype=np.int64, count=len(ids))
+
     # -- add / remove -----------------------------------------------------
     def add(self, id_: int, box: np.ndarray) -> int:
         """Store a new element; return its slot. ``ValueError`` if the id is present."""
-        if id_ in self.slot_of:
+        if self._lookup(id_) >= 0:
             raise ValueError(f"id {id_} is already stored; use update() to move it")
         if self._free:
             slot = self._free.pop()
@@ -80,53 +119,73 @@ class ElementTable:
             self._grow(self._used + 1)
             slot = self._used
             self._used += 1
+        if self._map is None and id_ != slot:
+            self._build_map()
+        if self._map is not None:
+            self._map[id_] = slot
         self.ids[slot] = id_
         self.boxes[slot] = box
         self.alive[slot] = True
-        self.slot_of[id_] = slot
+        self._count += 1
         return slot
 
     def add_many(self, ids: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-        """Store many new elements at once (ids unique, none present); return their slots."""
-        k = len(ids)
-        if len(np.unique(ids)) != k:
-            vals, counts = np.unique(ids, return_counts=True)
-            raise ValueError(f"id {int(vals[counts > 1][0])} appears more than once")
-        for i in ids.tolist():
-            if i in self.slot_of:
-                raise ValueError(f"id {i} is already stored; use update() to move it")
-        if self._free:  # rare in bulk loads: reuse free slots one by one
-            return np.array([self.add(int(i), b) for i, b in zip(ids, boxes)], dtype=np.int64)
-        self._grow(self._used + k)
-        slots = np.arange(self._used, self._used + k, dtype=np.int64)
-        self._used += k
-        self.ids[slots] = ids
-        self.boxes[slots] = boxes
-        self.alive[slots] = True
-        self.slot_of.update(zip(ids.tolist(), slots.tolist()))
-        return slots
+        """Store many new elements at once; return their slots.
 
-    def slot(self, id_: int) -> int:
-        """Slot of a stored id; ``KeyError`` naming the id when it is unknown."""
-        try:
-            return self.slot_of[id_]
-        except KeyError:
-            raise KeyError(f"unknown id {id_}: it was never inserted or has been removed") from None
+        ``ValueError`` if an id repeats or is already present (nothing is stored then).
+        """
+        ids = np.asarray(ids, dtype=np.int64)
+        k = len(ids)
+        fresh = np.arange(self._used, self._used + k, dtype=np.int64)
+        identity = self._map is None and np.array_equal(ids, fresh)
+        if not identity:
+            vals, counts = np.unique(ids, return_counts=True)
+            if (counts > 1).any():
+                raise ValueError(f"id {int(vals[counts > 1][0])} appears more than once")
+            present = ids[self._known(ids)]
+            if len(present):
+                raise ValueError(f"id {int(present[0])} is already stored; use update() to move it")
+        if self._free:  # rare in bulk loads: reuse the holes one by one
+            return np.array([self.add(int(i), b) for i, b in zip(ids.tolist(), boxes)], dtype=np.int64)
+        self._grow(self._used + k)
+        self._used += k
+        self._count += k
+        self.ids[fresh] = ids
+        self.boxes[fresh] = boxes
+        self.alive[fresh] = True
+        if not identity:
+            if self._map is None:
+                self._build_map()
+            else:
+                self._map.update(zip(ids.tolist(), fresh.tolist()))
+        return fresh
+
+    def _known(self, ids: np.ndarray) -> np.ndarray:
+        """Mask over ``ids``: which are stored (vectorised while ids equal slots)."""
+        if self._map is None:
+            inside = (ids >= 0) & (ids < self._used)
+            hit = np.zeros(len(ids), dtype=bool)
+            hit[inside] = self.alive[ids[inside]]
+            return hit
+        return np.fromiter((i in self._map for i in ids.tolist()), dtype=bool, count=len(ids))
 
     def discard(self, id_: int) -> int:
         """Forget an element; its slot goes on the free list. Returns the slot."""
         slot = self.slot(id_)
-        del self.slot_of[id_]
+        if self._map is not None:
+            del self._map[id_]
         self.alive[slot] = False
         self._free.append(slot)
+        self._count -= 1
         return slot
 
     def clear(self) -> None:
         """Forget every element; keeps the allocated arrays."""
-        self.slot_of.clear()
+        self._map = None
         self._free.clear()
         self.alive[:] = False
         self._used = 0
+        self._count = 0
 
     def live_slots(self) -> np.ndarray:
         """Slots in use, ascending, as int64."""

@@ -595,6 +595,7 @@ class Stepper:
         next_button.on_click(lambda _button: self.next())
         slider.observe(lambda change: self.goto(change["new"]), names="value")
         box = w.VBox([w.HBox([play, prev_button, next_button, slider]), label, image])
+        box.add_class("lessons-stepper")  # a stable selector for tools/browser_test.py
         return SimpleNamespace(box=box, play=play, slider=slider, prev_button=prev_button,
                                next_button=next_button, label=label, image=image)
 

@@ -111,11 +111,16 @@ def check_element_table(bp: BroadPhase) -> None:
     """Invariants of the shared element table behind every structure."""
     t = bp.elements
     live = t.live_slots()
-    assert len(live) == len(t) == len(t.slot_of)
+    assert len(live) == len(t)
     assert t.high_water <= t.capacity
     assert not t.alive[t.high_water :].any()
-    for id_, slot in t.slot_of.items():
-        assert t.alive[slot] and t.ids[slot] == id_
+    for slot in live.tolist():
+        assert t.slot(int(t.ids[slot])) == slot
+    assert np.array_equal(t.slots_of(t.ids[live]), live)
+    if t._map is None:  # no map: every live id sits in the slot of the same number
+        assert np.array_equal(t.ids[live], live)
+    else:
+        assert len(t._map) == len(live)
 
 
 def random_box(rng, span=100.0, far_prob=0.05):

@@ -378,6 +378,7 @@ def test_widget_slider_and_buttons_drive_the_image():
     ui = s.controls
     assert isinstance(box, ipywidgets.VBox) and s.widget() is box  # built once
     assert isinstance(ui.play, ipywidgets.Play) and isinstance(ui.image, ipywidgets.Image)
+    assert "lessons-stepper" in box._dom_classes  # tools/browser_test.py finds Steppers by it
     assert ui.slider.max == len(s) - 1 and ui.prev_button.disabled
     first = ui.image.value
     assert first == s.png(0)

@@ -1,0 +1,118 @@
+"""Packed R-trees (lessons_lib.bulk_rtree): Nearest-X, STR, Hilbert."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+from bp_strategies import box_arrays
+from lessons_lib import SCENES, BulkRTree, RTree, brute_force_pairs, make_scene
+from lessons_lib.bulk_rtree import even_runs, pack_order, str_groups
+from tree_helpers import random_sequence
+
+METHODS = ["str", "hilbert", "nearest_x"]
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("scene", SCENES)
+@pytest.mark.parametrize("capacity", [2, 5, 16])
+def test_packed_tree_is_valid_and_exact(method, scene, capacity):
+    boxes = make_scene(scene, 300, seed=11)
+    t = BulkRTree.from_boxes(boxes, method=method, capacity=capacity)
+    t.check_invariants()
+    assert all(c >= capacity // 2 for c in t.nodes.count[t.nodes.live()[1:]])
+    np.testing.assert_array_equal(t.pairs(), brute_force_pairs(boxes))
+
+
+@pytest.mark.parametrize("method", METHODS)
+@settings(max_examples=30)
+@given(boxes=box_arrays(max_size=60))
+def test_hypothesis_packing(method, boxes):
+    t = BulkRTree.from_boxes(boxes, method=method, capacity=4)
+    t.check_invariants()
+    np.testing.assert_array_equal(t.pairs(), brute_force_pairs(boxes))
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_dynamic_after_packing(method):
+    random_sequence(BulkRTree(method=method, capacity=5), steps=300, seed=3)
+    t = BulkRTree.from_boxes(make_scene("clustered", 200, seed=1), method=method, capacity=6)
+    random_sequence(t, steps=200, seed=4)
+
+
+def test_packing_fills_nodes_better_than_insertion():
+    boxes = make_scene("random", 2000, seed=5)
+    packed = BulkRTree.from_boxes(boxes, capacity=16)
+    inserted = RTree.from_boxes(boxes, max_entries=16)
+    assert packed.nodes.n_nodes() < 0.8 * inserted.nodes.n_nodes()
+    assert packed.quality()[-1].mean_fill > 15
+
+
+def test_str_beats_nearest_x_on_margin():
+    boxes = make_scene("random", 3000, seed=6)
+    leaves = {m: BulkRTree.from_boxes(boxes, method=m).quality()[-1] for m in METHODS}
+    assert leaves["str"].margin < 0.5 * leaves["nearest_x"].margin
+    assert leaves["hilbert"].margin < 0.7 * leaves["nearest_x"].margin
+
+
+def test_even_runs():
+    assert even_runs(10, 4).tolist() == [4, 3, 3]
+    assert even_runs(16, 4).tolist() == [4, 4, 4, 4]
+    assert even_runs(3, 4).tolist() == [3]
+    assert even_runs(0, 4).tolist() == []
+    for k in range(1, 200):
+        r = even_runs(k, 7)
+        assert r.sum() == k and r.max() <= 7 and (k < 7 or r.min() >= 3)
+
+
+def test_str_groups_slices_and_sorts():
+    rng = np.random.default_rng(0)
+    c = rng.uniform(0, 100, size=(100, 2))
+    order, sizes = str_groups(c, 4)
+    assert sorted(order.tolist()) == list(range(100)) and sizes.sum() == 100 and sizes.max() <= 4
+    assert len(sizes) == 25
+    # 5 slices of 20: x ranges do not interleave, y increases within a slice
+    sl = order.reshape(5, 20)
+    assert all(c[sl[i], 0].max() <= c[sl[i + 1], 0].min() for i in range(4))
+    assert all((np.diff(c[s, 1]) >= 0).all() for s in sl)
+
+
+def test_pack_order_nearest_x_axis():
+    c = np.array([[3.0, 0], [1, 5], [2, 9]])
+    assert pack_order(c, "nearest_x").tolist() == [1, 2, 0]
+    assert pack_order(c, "nearest_x", sort_axis=1).tolist() == [0, 1, 2]
+    tall = np.column_stack([np.zeros(10), np.arange(10.0)[::-1]])
+    assert pack_order(tall, "nearest_x", sort_axis="variance").tolist() == list(range(9, -1, -1))
+
+
+def test_cleanup_and_update_many_repack():
+    boxes = make_scene("random", 400, seed=2)
+    t = BulkRTree.from_boxes(boxes, capacity=8)
+    for i in range(100, 400):
+        t.remove(i)
+    t.cleanup()
+    t.check_invariants()
+    assert t.quality()[-1].mean_fill > 7
+    moved = boxes[:100] + 5.0
+    t.update_many(np.arange(100), moved)
+    t.check_invariants()
+    np.testing.assert_array_equal(t.pairs(), brute_force_pairs(moved))
+
+
+@pytest.mark.parametrize("params, exc, pattern", [
+    ({"method": "omt"}, ValueError, "method must be one of"),
+    ({"capacity": 1}, ValueError, "capacity must be >= 2, got 1"),
+    ({"capacity": "16"}, TypeError, "capacity must be an integer"),
+    ({"sort_axis": 2}, ValueError, "sort_axis must be 0, 1 or 'variance'"),
+    ({"capacity": 6, "min_entries": 4}, ValueError, "min_entries must be between 1 and 3"),
+])
+def test_parameters(params, exc, pattern):
+    with pytest.raises(exc, match=pattern):
+        BulkRTree(**params)
+
+
+def test_empty():
+    t = BulkRTree.from_boxes(np.empty((0, 4)))
+    assert t.height == 0 and t.pairs().shape == (0, 2)
+    t.cleanup()
+    t.check_invariants()
