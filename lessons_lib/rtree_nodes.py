@@ -319,6 +319,7 @@ def mean_visits(tree, queries) -> float:
 # --------------------------------------------------------------------------
 @njit
 def _emit(out, k, a, b):
+    """``out[k] = (a, b)`` in a growable ``(cap, 2)`` int64 buffer (result or stack); returns the buffer."""
     if k == out.shape[0]:
         grown = np.empty((2 * k, 2), np.int64)
         grown[:k] = out
@@ -326,17 +327,6 @@ def _emit(out, k, a, b):
     out[k, 0] = a
     out[k, 1] = b
     return out
-
-
-@njit
-def _push(stack, top, a, b):
-    if top == stack.shape[0]:
-        grown = np.empty((2 * top, 2), np.int64)
-        grown[:top] = stack
-        stack = grown
-    stack[top, 0] = a
-    stack[top, 1] = b
-    return stack
 
 
 @njit
@@ -381,12 +371,12 @@ def _pairs_kernel(root, box, level, count, child, eb):
                     ci = child[a, i]
                     if count[ci] == 0:
                         continue
-                    stack = _push(stack, top, ci, ci)
+                    stack = _emit(stack, top, ci, ci)
                     top += 1
                     for j in range(i + 1, n):
                         cj = child[a, j]
                         if _hit(box, cj, box[ci, 0], box[ci, 1], box[ci, 2], box[ci, 3]):
-                            stack = _push(stack, top, ci, cj)
+                            stack = _emit(stack, top, ci, cj)
                             top += 1
         elif level[a] == 0 and level[b] == 0:
             for i in range(count[a]):
@@ -407,13 +397,13 @@ def _pairs_kernel(root, box, level, count, child, eb):
             for i in range(count[a]):
                 ci = child[a, i]
                 if _hit(box, ci, box[b, 0], box[b, 1], box[b, 2], box[b, 3]):
-                    stack = _push(stack, top, ci, b)
+                    stack = _emit(stack, top, ci, b)
                     top += 1
         elif level[b] > level[a]:
             for j in range(count[b]):
                 cj = child[b, j]
                 if _hit(box, cj, box[a, 0], box[a, 1], box[a, 2], box[a, 3]):
-                    stack = _push(stack, top, a, cj)
+                    stack = _emit(stack, top, a, cj)
                     top += 1
         else:
             for i in range(count[a]):
@@ -423,7 +413,7 @@ def _pairs_kernel(root, box, level, count, child, eb):
                 for j in range(count[b]):
                     cj = child[b, j]
                     if _hit(box, cj, box[ci, 0], box[ci, 1], box[ci, 2], box[ci, 3]):
-                        stack = _push(stack, top, ci, cj)
+                        stack = _emit(stack, top, ci, cj)
                         top += 1
     return out[:k].copy()
 
