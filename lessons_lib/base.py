@@ -300,8 +300,17 @@ class BroadPhase(abc.ABC):
         self._insert(slot, new)
 
     def _update_many(self, slots: np.ndarray, old: np.ndarray, new: np.ndarray) -> None:
-        """Re-index many slots whose boxes changed (already written); default one by one."""
+        """Re-index many slots whose boxes changed (already written); default one by one.
+
+        The default first puts the old boxes back, then writes each new box just
+        before re-indexing it, so the element table always matches the index
+        (a split during one re-insert must not see the new box of an element
+        that is still indexed under its old one).
+        """
+        boxes = self.elements.boxes
+        boxes[slots] = old
         for k, s in enumerate(slots.tolist()):
+            boxes[s] = new[k]
             self._update(s, old[k], new[k])
 
     def _build(self, slots: np.ndarray) -> None:

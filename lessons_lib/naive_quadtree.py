@@ -109,6 +109,8 @@ class NaiveQuadtree(BroadPhase):
         Elements a leaf holds before it splits (>= 1). Default 8.
     max_depth : int
         Depth at which leaves stop splitting (0 = the root never splits). Default 8.
+        Keep it modest: where more than ``capacity`` boxes overlap a common
+        area, every leaf there splits down to ``max_depth``.
 
     Raises
     ------

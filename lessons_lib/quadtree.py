@@ -457,40 +457,6 @@ def _pairs_kernel(nodes, enodes, boxes, ox, oy, sx, sy, max_depth):
 
 
 @njit
-def _sort_slot_pairs(p, n_slots):
-    """Rows ``(a, b)`` with ``a < b``, sorted by ``a`` then ``b``: a counting sort, O(k + n_slots).
-
-    Returning pairs already in the interface's order lets :meth:`Quadtree.pairs`
-    skip the general ``O(k log k)`` sort.
-    """
-    k = p.shape[0]
-    start = np.zeros(n_slots + 1, dtype=np.int64)
-    for i in range(k):
-        a = min(p[i, 0], p[i, 1])
-        start[a + 1] += 1
-    for s in range(n_slots):
-        start[s + 1] += start[s]
-    out = np.empty((k, 2), dtype=np.int64)
-    fill = start[:n_slots].copy()
-    for i in range(k):
-        a, b = p[i, 0], p[i, 1]
-        if b < a:
-            a, b = b, a
-        out[fill[a], 0] = a
-        out[fill[a], 1] = b
-        fill[a] += 1
-    for s in range(n_slots):  # insertion sort of each (short) group by b
-        for i in range(start[s] + 1, start[s + 1]):
-            v = out[i, 1]
-            j = i - 1
-            while j >= start[s] and out[j, 1] > v:
-                out[j + 1, 1] = out[j, 1]
-                j -= 1
-            out[j + 1, 1] = v
-    return out
-
-
-@njit
 def _leaf_order(nodes, enodes, max_depth, n_slots):
     """Slots in order of first appearance when walking the leaves in tree order."""
     seen = np.zeros(n_slots, dtype=np.bool_)
@@ -571,6 +537,42 @@ def _cleanup_kernel(nodes, nmeta, max_depth):
 
 
 @njit
+def _compact_enodes(nodes, enodes, emeta, max_depth):
+    """Rewrite the element nodes leaf by leaf in tree order, with no holes; returns the new array.
+
+    After a bulk load (or whenever wanted), the lists of consecutive leaves then
+    sit next to each other in memory, so the leaf walk of ``pairs`` reads the
+    array front to back. Node ``first`` fields are updated; ``emeta`` becomes
+    ``[count, -1]`` (no holes).
+    """
+    out = np.empty((max(1, emeta[0]), 2), dtype=np.int32)
+    m = 0
+    stack = np.empty((4 * max_depth + 8, 5), dtype=np.int64)
+    top = 0
+    stack, top = _push(stack, top, 0, 0, 0, 0, 0)
+    while top > 0:
+        top -= 1
+        node = stack[top, 0]
+        if nodes[node, 1] == BRANCH:
+            fc = nodes[node, 0]
+            for j in range(3, -1, -1):
+                stack, top = _push(stack, top, fc + j, 0, 0, 0, 0)
+            continue
+        it = nodes[node, 0]
+        if it == -1:
+            continue
+        nodes[node, 0] = m
+        while it != -1:
+            out[m, 1] = enodes[it, 1]
+            it = enodes[it, 0]
+            out[m, 0] = m + 1 if it != -1 else -1
+            m += 1
+    emeta[0] = m
+    emeta[1] = -1
+    return out[:max(1, m)].copy()
+
+
+@njit
 def _node_list(nodes, max_depth):
     """Every live node in depth-first order (root first): ``(m, 5)`` rows ``(node, depth, lx, ly, count)``."""
     stack = np.empty((4 * max_depth + 8, 5), dtype=np.int64)
@@ -610,7 +612,10 @@ class Quadtree(BroadPhase):
     max_depth : int
         Deepest level (0 .. 30); leaves there never split, so coincident points
         and huge overlaps stop there. The root is cut into ``2**max_depth``
-        cells per axis. Default 8.
+        cells per axis. Default 8. Keep it modest: where more than
+        ``capacity`` boxes overlap a common *area*, every leaf in that area
+        splits down to ``max_depth``, so the node count there grows as
+        ``4**max_depth``.
 
     Raises
     ------
@@ -669,10 +674,11 @@ class Quadtree(BroadPhase):
     def _build(self, slots):
         """Bulk load: insert in Z-order (Morton order) of the box centres, then trim the arrays.
 
-        Consecutive inserts then descend the same paths and the element nodes
-        of one leaf are allocated close together, which makes later walks over
-        the leaves cache-friendly. The result is the same tree as inserting in
-        any order would give, up to the order of each leaf's list.
+        Consecutive inserts then descend the same paths; at the end the element
+        nodes are rewritten leaf by leaf in tree order without holes, so the
+        leaf walk of ``pairs`` reads them front to back. The result is the same
+        tree as inserting in any order would give, up to the order of each
+        leaf's list.
         """
         slots = np.asarray(slots, dtype=np.int64)
         if len(slots) > 1:
@@ -683,7 +689,9 @@ class Quadtree(BroadPhase):
             cy = np.clip(np.floor((0.5 * (b[:, 1] + b[:, 3]) - oy) * sy), 0, n - 1).astype(np.int64)
             slots = slots[np.argsort(morton_code(cx, cy, self.max_depth), kind="stable")]
         self._insert_many(slots)
+        self.enodes = _compact_enodes(self.nodes, self.enodes, self.enode_meta, self.max_depth)
         self.shrink()
+        self._seen = np.zeros(self.elements.capacity, dtype=np.uint8)  # query marks, counted in memory_bytes()
 
     def _insert_many(self, slots):
         self.nodes, self.enodes = _insert_slots(self.nodes, self.node_meta, self.enodes, self.enode_meta,
@@ -719,24 +727,7 @@ class Quadtree(BroadPhase):
 
     # -- pairs -------------------------------------------------------------
     def _pairs(self):
-        raw = _pairs_kernel(self.nodes, self.enodes, self.elements.boxes, *self._args())
-        return _sort_slot_pairs(raw, self.elements.capacity)
-
-    def pairs(self) -> np.ndarray:
-        """Every pair of stored elements whose boxes intersect (see :meth:`BroadPhase.pairs`).
-
-        Same result as the base class; faster when slots and ids are in the
-        same order (always after ``from_boxes``): the kernel's pairs are then
-        already sorted, which one vectorised check confirms, so the general
-        sort is skipped.
-        """
-        ids = self.elements.ids[self._pairs()]
-        if len(ids) == 0:
-            return np.empty((0, 2), dtype=np.int64)
-        a, b = ids[:, 0], ids[:, 1]
-        if (a < b).all() and ((a[1:] > a[:-1]) | ((a[1:] == a[:-1]) & (b[1:] > b[:-1]))).all():
-            return np.ascontiguousarray(ids)
-        return normalize_pairs(ids)
+        return _pairs_kernel(self.nodes, self.enodes, self.elements.boxes, *self._args())
 
     def leaf_order(self) -> np.ndarray:
         """Slots of the stored elements in order of first appearance, walking the leaves in tree order."""

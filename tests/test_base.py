@@ -36,6 +36,7 @@ from lessons_lib import (
     register,
 )
 from lessons_lib.base import world_for
+from lessons_lib.geometry import boxes_overlap
 
 NAMES = sorted(STRUCTURES)
 by_structure = pytest.mark.parametrize("name", NAMES)
@@ -761,3 +762,44 @@ def test_state_machine(name):
         make_machine(STRUCTURES[name]),
         settings=settings(max_examples=25, stateful_step_count=40),
     )
+
+
+# --------------------------------------------------------------------------
+# update_many: the per-frame path
+# --------------------------------------------------------------------------
+@by_structure
+@pytest.mark.parametrize("step", [1.0, 40.0, 400.0])
+def test_update_many_equals_brute_force(name, step):
+    """Small moves (most elements keep their cells/leaves) and large ones (splits, merges)."""
+    rng = np.random.default_rng(int(step))
+    boxes = make_scene("clustered", 400, seed=3)
+    bp = STRUCTURES[name].from_boxes(boxes)
+    for frame in range(3):
+        ids = rng.permutation(len(boxes))[: 300]
+        shift = rng.uniform(-step, step, size=(len(ids), 2))
+        boxes[ids] += np.column_stack([shift, shift])
+        bp.update_many(ids, boxes[ids])
+        np.testing.assert_array_equal(bp.pairs(), brute_force_pairs(boxes), err_msg=f"frame {frame}")
+        q = np.array([200.0, 150.0, 420.0, 380.0])
+        np.testing.assert_array_equal(bp.query(q), np.flatnonzero(boxes_overlap(boxes, q)))
+        bp.cleanup()
+        np.testing.assert_array_equal(bp.pairs(), brute_force_pairs(boxes), err_msg=f"frame {frame}, cleanup")
+
+
+@by_structure
+@pytest.mark.parametrize(
+    "ids, boxes, error, pattern",
+    [
+        ([0, 1], [[0, 0, 1, 1]], ValueError, r"ids must have shape \(1,\)"),
+        ([1, 1], [[0, 0, 1, 1], [0, 0, 2, 2]], ValueError, "appears more than once"),
+        ([1, 3], [[0, 0, 1, 1], [0, 0, 2, 2]], KeyError, "unknown id 3"),
+        ([1, 2], [[0, 0, 1, 1], [5, 0, 1, 1]], ValueError, "xmin 5.0 > xmax 1.0"),
+        ([0.5], [[0, 0, 1, 1]], TypeError, "integers"),
+    ],
+)
+def test_update_many_bad_input_changes_nothing(name, ids, boxes, error, pattern):
+    bp = populated(name)
+    before = snapshot(bp)
+    with pytest.raises(error, match=pattern):
+        bp.update_many(ids, boxes)
+    assert_same(before, snapshot(bp))

@@ -86,3 +86,15 @@ def test_errors():
         FreeList(capacity=0)
     fl.clear()
     assert fl.range() == 0 and fl.holes() == [] and "FreeList" in repr(fl)
+
+
+def test_free_list_stepper_frames():
+    from lessons_lib.freelist import free_list_stepper
+
+    st = free_list_stepper([("insert", 7), ("insert", 8), ("insert", 9), ("erase", 1), ("erase", 0), ("insert", 5)])
+    assert len(st) == 7
+    assert st.label(5) == "erase index 0: it becomes the first hole"
+    assert st.label(6) == "insert 5 -> index 0"
+    assert st.png(4)[:4] == b"\x89PNG"
+    with pytest.raises(ValueError, match="step 1"):
+        free_list_stepper([("push", 1)])
