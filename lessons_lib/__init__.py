@@ -48,6 +48,7 @@ from .rstar_tree import RStarTree
 from .rtree import RTree
 from .freelist import FreeList
 from .naive_quadtree import NaiveQuadtree
+from .paths import DATA_DIR, data_path
 from .quadtree import Quadtree
 from .scenes import ARTICLE_SCENES, SCENES, make_scene, scale_to
 from .spatial_hash import SpatialHash
@@ -60,6 +61,8 @@ from .widgets import Stepper
 __version__ = "0.1.0"
 
 __all__ = [
+    "DATA_DIR",
+    "data_path",
     "ARTICLE_SCENES",
     "ARTICLE_WORLD",
     "BroadPhase",

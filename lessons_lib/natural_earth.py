@@ -23,11 +23,12 @@ import numpy as np
 
 from .base import STRUCTURES
 from .geometry import point_in_polygon
+from .paths import DATA_DIR as _DATA
 
 __all__ = ["DATA_DIR", "load_countries", "load_cities", "point_in_rings", "SpatialJoin", "cities_in_countries"]
 
 #: Where the extracted files live (the repository's ``data/natural_earth``).
-DATA_DIR = Path(__file__).resolve().parents[1] / "data" / "natural_earth"
+DATA_DIR = _DATA / "natural_earth"
 
 
 def _path(name: str, data_dir) -> Path:
