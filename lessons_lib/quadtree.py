@@ -85,7 +85,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import BroadPhase, normalize_pairs, register
-from .freelist import FREE_MARK, fl_alloc, fl_alloc_block, fl_erase, fl_erase_block, fl_grow, fl_holes
+from .freelist import FREE_MARK, fl_erase, fl_erase_block, fl_grow, fl_holes
 from .jit import njit
 
 __all__ = ["Quadtree", "cell_of", "morton_code", "TL", "TR", "BL", "BR", "BRANCH"]
@@ -175,40 +175,161 @@ def _push(stack, top, a, b, c, d, e):
 # Finding the leaves a cell range overlaps
 # ==========================================================================
 @njit
-def _find_leaves(nodes, max_depth, cx0, cy0, cx1, cy1, stack, out):
-    """Leaves overlapping the cell range, in tree order, written to ``out`` as ``(node, depth, lx, ly)``.
+def _find_leaves_core(nodes, max_depth, cx0, cy0, cx1, cy1, stack, out):
+    """The descent of :func:`_find_leaves` with no array growth (the hot loop never rebinds an array).
 
-    ``stack`` and ``out`` are (m, 5) int64 scratch arrays (grown if needed).
-    Returns ``(stack, out, count)``. The children of a branch are pushed in
-    reverse order so that they pop in TL, TR, BL, BR order (depth first).
+    ``stack`` must have at least ``3 * max_depth + 1`` rows (a pop pushes at
+    most four children, one level deeper). Leaves are written to ``out``
+    while it has room; returns the number of leaves found (may exceed
+    ``out.shape[0]``: the caller grows ``out`` and descends again).
     """
-    top = 0
+    top = 1
     k = 0
-    stack, top = _push(stack, top, 0, 0, 0, 0, 0)
+    cap = out.shape[0]
+    stack[0, 0] = 0
+    stack[0, 1] = 0
+    stack[0, 2] = 0
+    stack[0, 3] = 0
     while top > 0:
         top -= 1
         node, depth, lx, ly = stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3]
         if nodes[node, 1] != BRANCH:
-            out, k = _push(out, k, node, depth, lx, ly, 0)
+            if k < cap:
+                out[k, 0] = node
+                out[k, 1] = depth
+                out[k, 2] = lx
+                out[k, 3] = ly
+                out[k, 4] = 0
+            k += 1
             continue
         half = (1 << (max_depth - depth)) >> 1
         mx, my = lx + half, ly + half
         fc = nodes[node, 0]
         lo_x, hi_x, lo_y, hi_y = cx0 < mx, cx1 >= mx, cy0 < my, cy1 >= my
         if lo_y and hi_x:
-            stack, top = _push(stack, top, fc + BR, depth + 1, mx, ly, 0)
+            stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = fc + BR, depth + 1, mx, ly
+            top += 1
         if lo_y and lo_x:
-            stack, top = _push(stack, top, fc + BL, depth + 1, lx, ly, 0)
+            stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = fc + BL, depth + 1, lx, ly
+            top += 1
         if hi_y and hi_x:
-            stack, top = _push(stack, top, fc + TR, depth + 1, mx, my, 0)
+            stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = fc + TR, depth + 1, mx, my
+            top += 1
         if hi_y and lo_x:
-            stack, top = _push(stack, top, fc + TL, depth + 1, lx, my, 0)
+            stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = fc + TL, depth + 1, lx, my
+            top += 1
+    return k
+
+
+@njit
+def _find_leaves(nodes, max_depth, cx0, cy0, cx1, cy1, stack, out):
+    """Leaves overlapping the cell range, in tree order, written to ``out`` as ``(node, depth, lx, ly)``.
+
+    ``stack`` and ``out`` are (m, 5) int64 scratch arrays (grown if needed).
+    Returns ``(stack, out, count)``. The children of a branch are pushed in
+    reverse order so that they pop in TL, TR, BL, BR order (depth first).
+    (Growth happens here, outside the descent loop: re-binding an array
+    inside a numba loop costs reference counting on every iteration.)
+    """
+    if stack.shape[0] < 3 * max_depth + 1:
+        stack = np.empty((3 * max_depth + 1, 5), dtype=np.int64)
+    k = _find_leaves_core(nodes, max_depth, cx0, cy0, cx1, cy1, stack, out)
+    if k > out.shape[0]:
+        out = np.empty((2 * k, 5), dtype=np.int64)
+        k = _find_leaves_core(nodes, max_depth, cx0, cy0, cx1, cy1, stack, out)
     return stack, out, k
 
 
 # ==========================================================================
 # Insert (with splits)
 # ==========================================================================
+@njit
+def _take(arr, meta, block):
+    """:func:`~lessons_lib.freelist.fl_alloc_block` when ``arr`` is known to have room: returns the index only."""
+    head = meta[1]
+    if head != -1:
+        meta[1] = arr[head, 0]
+        return head
+    first = meta[0]
+    meta[0] = first + block
+    return first
+
+
+#: Why :func:`_insert_core` stopped: done, or which array must grow before it resumes.
+_DONE, _NEED_TASKS, _NEED_ENODES, _NEED_NODES = 0, 1, 2, 3
+
+
+@njit
+def _insert_core(nodes, nmeta, enodes, emeta, boxes, ox, oy, sx, sy, max_depth, capacity, tasks, top):
+    """Run the task stack of :func:`_insert_one` without growing any array.
+
+    Before a task is popped, the room it needs is checked (4 task rows for a
+    branch, one element node for a leaf, plus a block of 4 nodes and the
+    leaf's list for a split); if an array is full, returns ``(top, need)``
+    with the stack intact, so the caller grows that array and resumes. The
+    loop never re-binds an array (in numba that costs reference counting on
+    every iteration). Returns ``(top, _DONE)`` when the stack is empty.
+    """
+    n = 1 << max_depth
+    while top > 0:
+        t = top - 1
+        e, node, depth, lx, ly = tasks[t, 0], tasks[t, 1], tasks[t, 2], tasks[t, 3], tasks[t, 4]
+        if nodes[node, 1] == BRANCH:
+            if t + 4 > tasks.shape[0]:
+                return top, _NEED_TASKS
+            top = t
+            cx0, cy0, cx1, cy1 = _cell_box(boxes[e, 0], boxes[e, 1], boxes[e, 2], boxes[e, 3], ox, oy, sx, sy, n)
+            half = (1 << (max_depth - depth)) >> 1
+            mx, my = lx + half, ly + half
+            fc = nodes[node, 0]
+            if cy1 >= my:
+                if cx0 < mx:
+                    tasks[top, 0], tasks[top, 1], tasks[top, 2], tasks[top, 3], tasks[top, 4] = e, fc + TL, depth + 1, lx, my
+                    top += 1
+                if cx1 >= mx:
+                    tasks[top, 0], tasks[top, 1], tasks[top, 2], tasks[top, 3], tasks[top, 4] = e, fc + TR, depth + 1, mx, my
+                    top += 1
+            if cy0 < my:
+                if cx0 < mx:
+                    tasks[top, 0], tasks[top, 1], tasks[top, 2], tasks[top, 3], tasks[top, 4] = e, fc + BL, depth + 1, lx, ly
+                    top += 1
+                if cx1 >= mx:
+                    tasks[top, 0], tasks[top, 1], tasks[top, 2], tasks[top, 3], tasks[top, 4] = e, fc + BR, depth + 1, mx, ly
+                    top += 1
+            continue
+        # A leaf: push an element node on its list (check room first).
+        if emeta[1] == -1 and emeta[0] >= enodes.shape[0]:
+            return top, _NEED_ENODES
+        split = nodes[node, 1] + 1 > capacity and depth < max_depth
+        if split:
+            if nmeta[1] == -1 and nmeta[0] + 4 > nodes.shape[0]:
+                return top, _NEED_NODES
+            if t + nodes[node, 1] + 1 > tasks.shape[0]:
+                return top, _NEED_TASKS
+        top = t
+        en = _take(enodes, emeta, 1)
+        enodes[en, 0] = nodes[node, 0]
+        enodes[en, 1] = e
+        nodes[node, 0] = en
+        nodes[node, 1] += 1
+        if split:
+            # Split: four new empty leaves, then the old list becomes tasks on this (now branch) node.
+            fc = _take(nodes, nmeta, 4)
+            for j in range(4):
+                nodes[fc + j, 0] = -1
+                nodes[fc + j, 1] = 0
+            it = nodes[node, 0]
+            while it != -1:
+                nxt = enodes[it, 0]
+                tasks[top, 0], tasks[top, 1], tasks[top, 2], tasks[top, 3], tasks[top, 4] = enodes[it, 1], node, depth, lx, ly
+                top += 1
+                fl_erase(enodes, emeta, it)
+                it = nxt
+            nodes[node, 0] = fc
+            nodes[node, 1] = BRANCH
+    return top, _DONE
+
+
 @njit
 def _insert_one(nodes, nmeta, enodes, emeta, boxes, slot, ox, oy, sx, sy, max_depth, capacity, tasks):
     """Insert element ``slot`` (its box is ``boxes[slot]``) into every leaf it overlaps.
@@ -217,50 +338,25 @@ def _insert_one(nodes, nmeta, enodes, emeta, boxes, slot, ox, oy, sx, sy, max_de
     into the subtree of this node". A leaf that goes over ``capacity`` below
     ``max_depth`` becomes a branch; its elements become tasks on itself, which
     route them into the new children. Returns ``(nodes, enodes, tasks)``
-    (arrays may be grown copies).
+    (arrays may be grown copies). The work itself is :func:`_insert_core`;
+    arrays are grown here, between its runs.
     """
-    n = 1 << max_depth
-    top = 0
-    tasks, top = _push(tasks, top, slot, 0, 0, 0, 0)
-    while top > 0:
-        top -= 1
-        e, node, depth, lx, ly = tasks[top, 0], tasks[top, 1], tasks[top, 2], tasks[top, 3], tasks[top, 4]
-        if nodes[node, 1] == BRANCH:
-            cx0, cy0, cx1, cy1 = _cell_box(boxes[e, 0], boxes[e, 1], boxes[e, 2], boxes[e, 3], ox, oy, sx, sy, n)
-            half = (1 << (max_depth - depth)) >> 1
-            mx, my = lx + half, ly + half
-            fc = nodes[node, 0]
-            if cy1 >= my:
-                if cx0 < mx:
-                    tasks, top = _push(tasks, top, e, fc + TL, depth + 1, lx, my)
-                if cx1 >= mx:
-                    tasks, top = _push(tasks, top, e, fc + TR, depth + 1, mx, my)
-            if cy0 < my:
-                if cx0 < mx:
-                    tasks, top = _push(tasks, top, e, fc + BL, depth + 1, lx, ly)
-                if cx1 >= mx:
-                    tasks, top = _push(tasks, top, e, fc + BR, depth + 1, mx, ly)
-            continue
-        # A leaf: push an element node on its list.
-        enodes, en = fl_alloc(enodes, emeta)
-        enodes[en, 0] = nodes[node, 0]
-        enodes[en, 1] = e
-        nodes[node, 0] = en
-        nodes[node, 1] += 1
-        if nodes[node, 1] > capacity and depth < max_depth:
-            # Split: four new empty leaves, then the old list becomes tasks on this (now branch) node.
-            nodes, fc = fl_alloc_block(nodes, nmeta, 4)
-            for j in range(4):
-                nodes[fc + j, 0] = -1
-                nodes[fc + j, 1] = 0
-            it = nodes[node, 0]
-            while it != -1:
-                nxt = enodes[it, 0]
-                tasks, top = _push(tasks, top, enodes[it, 1], node, depth, lx, ly)
-                fl_erase(enodes, emeta, it)
-                it = nxt
-            nodes[node, 0] = fc
-            nodes[node, 1] = BRANCH
+    if tasks.shape[0] < 1:
+        tasks = np.empty((64, 5), dtype=np.int64)
+    tasks[0, 0], tasks[0, 1], tasks[0, 2], tasks[0, 3], tasks[0, 4] = slot, 0, 0, 0, 0
+    top = 1
+    while True:
+        top, need = _insert_core(nodes, nmeta, enodes, emeta, boxes, ox, oy, sx, sy, max_depth, capacity, tasks, top)
+        if need == _DONE:
+            break
+        if need == _NEED_TASKS:
+            grown = np.empty((2 * tasks.shape[0] + 8, 5), dtype=np.int64)  # resumed until it fits
+            grown[:top] = tasks[:top]
+            tasks = grown
+        elif need == _NEED_ENODES:
+            enodes = fl_grow(enodes, emeta[0] + 1)
+        else:
+            nodes = fl_grow(nodes, nmeta[0] + 4)
     return nodes, enodes, tasks
 
 
@@ -389,22 +485,19 @@ def _query_kernel(nodes, enodes, boxes, q0, q1, q2, q3, ox, oy, sx, sy, max_dept
 # Pairs: leaf by leaf
 # ==========================================================================
 @njit
-def _pairs_kernel(nodes, enodes, boxes, ox, oy, sx, sy, max_depth):
-    """Every intersecting slot pair, once: ``(k, 2)`` int64, found leaf by leaf in tree order.
+def _pairs_core(nodes, enodes, boxes, ox, oy, sx, sy, max_depth, stack, g, gs, gc, out):
+    """The leaf walk of :func:`_pairs_kernel` with no array growth; returns the number of pairs found.
 
-    In each leaf the elements are copied to small local arrays (box and the
-    cell of its lower-left corner), then every pair is tested. A pair is kept
-    only in the leaf holding its reference cell ``(max cx0, max cy0)``.
+    ``stack`` has at least ``3 * max_depth + 1`` rows, ``g``, ``gs`` and
+    ``gc`` at least as many rows as the largest leaf; pairs are written to
+    ``out`` while it has room (the caller re-runs with a larger ``out`` if
+    the count exceeds it). No array is re-bound inside the loops.
     """
     n = 1 << max_depth
-    stack = np.empty((4 * max_depth + 8, 5), dtype=np.int64)
-    g = np.empty((16, 4), dtype=np.float64)
-    gs = np.empty(16, dtype=np.int64)
-    gc = np.empty((16, 2), dtype=np.int64)
-    out = np.empty((1024, 2), dtype=np.int64)
+    cap = out.shape[0]
     m = 0
-    top = 0
-    stack, top = _push(stack, top, 0, 0, 0, 0, 0)
+    top = 1
+    stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3] = 0, 0, 0, 0
     while top > 0:
         top -= 1
         node, depth, lx, ly = stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3]
@@ -412,17 +505,15 @@ def _pairs_kernel(nodes, enodes, boxes, ox, oy, sx, sy, max_depth):
         if cnt == BRANCH:
             half = (1 << (max_depth - depth)) >> 1
             fc = nodes[node, 0]
-            stack, top = _push(stack, top, fc + BR, depth + 1, lx + half, ly, 0)
-            stack, top = _push(stack, top, fc + BL, depth + 1, lx, ly, 0)
-            stack, top = _push(stack, top, fc + TR, depth + 1, lx + half, ly + half, 0)
-            stack, top = _push(stack, top, fc + TL, depth + 1, lx, ly + half, 0)
+            d1 = depth + 1
+            stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = fc + BR, d1, lx + half, ly
+            stack[top + 1, 0], stack[top + 1, 1], stack[top + 1, 2], stack[top + 1, 3] = fc + BL, d1, lx, ly
+            stack[top + 2, 0], stack[top + 2, 1], stack[top + 2, 2], stack[top + 2, 3] = fc + TR, d1, lx + half, ly + half
+            stack[top + 3, 0], stack[top + 3, 1], stack[top + 3, 2], stack[top + 3, 3] = fc + TL, d1, lx, ly + half
+            top += 4
             continue
         if cnt < 2:
             continue
-        if cnt > gs.shape[0]:
-            g = np.empty((2 * cnt, 4), dtype=np.float64)
-            gs = np.empty(2 * cnt, dtype=np.int64)
-            gc = np.empty((2 * cnt, 2), dtype=np.int64)
         it = nodes[node, 0]
         j = 0
         while it != -1:
@@ -446,13 +537,36 @@ def _pairs_kernel(nodes, enodes, boxes, ox, oy, sx, sy, max_depth):
                     rx = max(acx, gc[b, 0])
                     ry = max(acy, gc[b, 1])
                     if lx <= rx < hx and ly <= ry < hy:
-                        if m == out.shape[0]:
-                            grown = np.empty((2 * m, 2), dtype=np.int64)
-                            grown[:m] = out
-                            out = grown
-                        out[m, 0] = gs[a]
-                        out[m, 1] = gs[b]
+                        if m < cap:
+                            out[m, 0] = gs[a]
+                            out[m, 1] = gs[b]
                         m += 1
+    return m
+
+
+@njit
+def _pairs_kernel(nodes, enodes, boxes, ox, oy, sx, sy, max_depth):
+    """Every intersecting slot pair, once: ``(k, 2)`` int64, found leaf by leaf in tree order.
+
+    In each leaf the elements are copied to small local arrays (box and the
+    cell of its lower-left corner), then every pair is tested. A pair is kept
+    only in the leaf holding its reference cell ``(max cx0, max cy0)``.
+    The scratch arrays are sized up front (the largest leaf, a guess of the
+    pair count) so that the walk, :func:`_pairs_core`, never grows one.
+    """
+    big = 16
+    for i in range(nodes.shape[0]):
+        if nodes[i, 1] > big:
+            big = nodes[i, 1]
+    stack = np.empty((3 * max_depth + 1, 5), dtype=np.int64)
+    g = np.empty((big, 4), dtype=np.float64)
+    gs = np.empty(big, dtype=np.int64)
+    gc = np.empty((big, 2), dtype=np.int64)
+    out = np.empty((enodes.shape[0] + 1024, 2), dtype=np.int64)
+    m = _pairs_core(nodes, enodes, boxes, ox, oy, sx, sy, max_depth, stack, g, gs, gc, out)
+    if m > out.shape[0]:
+        out = np.empty((m, 2), dtype=np.int64)
+        m = _pairs_core(nodes, enodes, boxes, ox, oy, sx, sy, max_depth, stack, g, gs, gc, out)
     return out[:m].copy()
 
 
