@@ -32,12 +32,12 @@ from .jit import njit
 from .rtree import _check_int, add_entry
 from .rtree_nodes import (
     NodeArrays,
+    NodeViews,
     alloc_node,
     check_tree,
     query_with_visits,
     recompute_box,
     tree_pairs,
-    tree_quality,
 )
 
 __all__ = ["KDTree", "median_by_sort", "median_by_selection"]
@@ -212,7 +212,7 @@ def _kd_remove(slot, box, level, count, parent, child, leaf_of, elem_boxes):
 # The structure
 # --------------------------------------------------------------------------
 @register("kdtree")
-class KDTree(BroadPhase):
+class KDTree(NodeViews, BroadPhase):
     """A k-d tree of box centres whose nodes keep the exact bounds of their boxes.
 
     Parameters
@@ -341,16 +341,6 @@ class KDTree(BroadPhase):
     # -- bookkeeping ------------------------------------------------------
     def _nbytes(self):
         return self.nodes.nbytes() + self.leaf_of.nbytes + self._centres.nbytes + self._axis.nbytes + self._value.nbytes
-
-    def regions(self):
-        """Every non-empty node's bounds and depth (root 0)."""
-        return self.nodes.regions()
-
-    def nodes_by_level(self) -> list[np.ndarray]:
-        return self.nodes.nodes_by_level()
-
-    def quality(self):
-        return tree_quality(self)
 
     def check_invariants(self) -> None:
         """``AssertionError`` if bounds are not exact, a leaf overflows, or a cut does not separate the centres."""

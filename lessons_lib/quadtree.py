@@ -576,17 +576,7 @@ def _leaf_order(nodes, enodes, max_depth, n_slots):
     seen = np.zeros(n_slots, dtype=np.bool_)
     out = np.empty(n_slots, dtype=np.int64)
     m = 0
-    stack = np.empty((4 * max_depth + 8, 5), dtype=np.int64)
-    top = 0
-    stack, top = _push(stack, top, 0, 0, 0, 0, 0)
-    while top > 0:
-        top -= 1
-        node = stack[top, 0]
-        if nodes[node, 1] == BRANCH:
-            fc = nodes[node, 0]
-            for j in range(3, -1, -1):
-                stack, top = _push(stack, top, fc + j, 0, 0, 0, 0)
-            continue
+    for node in _leaves(nodes, max_depth):
         it = nodes[node, 0]
         while it != -1:
             e = enodes[it, 1]
@@ -661,17 +651,7 @@ def _compact_enodes(nodes, enodes, emeta, max_depth):
     """
     out = np.empty((max(1, emeta[0]), 2), dtype=np.int32)
     m = 0
-    stack = np.empty((4 * max_depth + 8, 5), dtype=np.int64)
-    top = 0
-    stack, top = _push(stack, top, 0, 0, 0, 0, 0)
-    while top > 0:
-        top -= 1
-        node = stack[top, 0]
-        if nodes[node, 1] == BRANCH:
-            fc = nodes[node, 0]
-            for j in range(3, -1, -1):
-                stack, top = _push(stack, top, fc + j, 0, 0, 0, 0)
-            continue
+    for node in _leaves(nodes, max_depth):
         it = nodes[node, 0]
         if it == -1:
             continue
@@ -706,6 +686,13 @@ def _node_list(nodes, max_depth):
             stack, top = _push(stack, top, fc + TR, depth + 1, lx + half, ly + half, 0)
             stack, top = _push(stack, top, fc + TL, depth + 1, lx, ly + half, 0)
     return out[:m].copy()
+
+
+@njit
+def _leaves(nodes, max_depth):
+    """Leaf node indices in tree order (depth first, TL, TR, BL, BR): ``(k,)`` int64."""
+    rows = _node_list(nodes, max_depth)
+    return rows[rows[:, 4] != BRANCH, 0].copy()
 
 
 # ==========================================================================

@@ -35,13 +35,13 @@ from .base import BroadPhase, register
 from .jit import njit
 from .rtree_nodes import (
     NodeArrays,
+    NodeViews,
     alloc_node,
     check_tree,
     free_node,
     query_with_visits,
     recompute_box,
     tree_pairs,
-    tree_quality,
 )
 
 __all__ = ["RTree", "SPLITS", "split_entries", "enlargement", "pick_seeds_quadratic", "split_stepper", "count_splits"]
@@ -533,7 +533,7 @@ def _check_int(name, value, lo, hi=None):
 
 
 @register("rtree")
-class RTree(BroadPhase):
+class RTree(NodeViews, BroadPhase):
     """Guttman's dynamic R-tree.
 
     Parameters
@@ -670,18 +670,6 @@ class RTree(BroadPhase):
 
     def _nbytes(self):
         return self.nodes.nbytes() + self.leaf_of.nbytes
-
-    def regions(self):
-        """Every non-empty node's box and depth (root 0); the empty tree has none."""
-        return self.nodes.regions()
-
-    def nodes_by_level(self) -> list[np.ndarray]:
-        """Node rectangles by depth: ``[root], [its children], ..., [leaves]``."""
-        return self.nodes.nodes_by_level()
-
-    def quality(self):
-        """Per-level node count, area, overlap and margin: :func:`~lessons_lib.rtree_nodes.tree_quality`."""
-        return tree_quality(self)
 
     def check_invariants(self) -> None:
         """``AssertionError`` if a node's box is not exactly its entries' union, fill is outside

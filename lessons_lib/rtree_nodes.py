@@ -36,6 +36,7 @@ from .jit import njit
 
 __all__ = [
     "NodeArrays",
+    "NodeViews",
     "QualityRow",
     "tree_quality",
     "quality_table",
@@ -581,3 +582,19 @@ def check_tree(tree, *, min_fill: int | None = None, max_fill: int | None = None
     assert seen == live_slots, f"{len(live_slots - seen)} stored elements are in no leaf"
     if balanced:
         assert len(leaf_depths) == 1, f"leaves at depths {sorted(leaf_depths)}"
+
+
+class NodeViews:
+    """Drawing and quality views shared by every tree stored in :class:`NodeArrays` (``self.nodes``)."""
+
+    def regions(self):
+        """Every non-empty node's box and depth (root 0); the empty tree has none."""
+        return self.nodes.regions()
+
+    def nodes_by_level(self) -> list[np.ndarray]:
+        """Node rectangles by depth: ``[root], [its children], ..., [leaves]``."""
+        return self.nodes.nodes_by_level()
+
+    def quality(self):
+        """Per-level node count, area, overlap and margin: :func:`tree_quality`."""
+        return tree_quality(self)
