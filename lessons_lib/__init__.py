@@ -29,7 +29,8 @@ Modules, in the order the lessons meet them:
 * :mod:`lessons_lib.jit`          numba on/off (``LESSONS_JIT=0``)
 * :mod:`lessons_lib.viz`          drawing boxes, pairs and a structure's regions
 * :mod:`lessons_lib.widgets`      ``Stepper``, the step-through widget
-* :mod:`lessons_lib.checks`       automatic checks of the exercises
+* :mod:`lessons_lib.checks`       automatic checks of the exercises (one module per topic)
+* :mod:`lessons_lib.results`      stored results under data/results/ (save_results, load_results)
 """
 from .base import STRUCTURES, BroadPhase, normalize_pairs, register
 from .bulk_rtree import BulkRTree
