@@ -36,6 +36,7 @@ from .base import STRUCTURES, BroadPhase, normalize_pairs, register
 from .bulk_rtree import BulkRTree
 from .brute_force import (
     BruteForce,
+    brute_force_nearest,
     brute_force_pairs,
     compiled_brute_force_pairs,
     double_loop_pairs,
@@ -85,6 +86,7 @@ __all__ = [
     "UniformGrid",
     "as_box",
     "as_boxes",
+    "brute_force_nearest",
     "brute_force_pairs",
     "compiled_brute_force_pairs",
     "corner_only_pairs",

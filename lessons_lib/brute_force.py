@@ -19,6 +19,7 @@ __all__ = [
     "compiled_brute_force_pairs",
     "double_loop_pairs",
     "pair_test_count",
+    "brute_force_nearest",
     "BruteForce",
 ]
 
@@ -165,6 +166,56 @@ def compiled_brute_force_pairs(boxes) -> np.ndarray:
         np.ascontiguousarray(b[:, 0]), np.ascontiguousarray(b[:, 1]),
         np.ascontiguousarray(b[:, 2]), np.ascontiguousarray(b[:, 3]),
     )
+
+
+def brute_force_nearest(boxes, points, k: int = 1, ids=None) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` boxes nearest each point, by measuring every distance (the oracle for ``nearest``).
+
+    Parameters
+    ----------
+    boxes : array_like, shape (n, 4)
+        Closed AABBs ``[xmin, ymin, xmax, ymax]``.
+    points : array_like, shape (m, 2) or (2,)
+        Query points, same units.
+    k : int, default 1
+        Neighbours per point, ``1 <= k <= n``.
+    ids : array_like of int, shape (n,), optional
+        Ids of the boxes (default ``0..n-1``); equal distances are ordered by id.
+
+    Returns
+    -------
+    ids : numpy.ndarray, shape (m, k), int64
+    distances : numpy.ndarray, shape (m, k), float64
+        Euclidean distance from the point to the closed box (0 inside or on it).
+
+    Raises
+    ------
+    ValueError
+        Bad boxes or points, wrong ``ids`` length, or ``k`` outside ``1..n``.
+
+    Notes
+    -----
+    O(n m) distances, computed one point at a time (memory O(n)).
+    """
+    from .geometry import as_points
+
+    b = as_boxes(boxes)
+    pts = as_points(points).reshape(-1, 2)
+    n = len(b)
+    ids = np.arange(n, dtype=np.int64) if ids is None else np.asarray(ids, np.int64)
+    if ids.shape != (n,):
+        raise ValueError(f"ids must have shape ({n},), got {ids.shape}")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= n:
+        raise ValueError(f"k must be an integer in 1..{n} (the number of boxes), got {k!r}")
+    out_ids = np.empty((len(pts), k), np.int64)
+    out_d = np.empty((len(pts), k), np.float64)
+    for m, (px, py) in enumerate(pts):
+        dx = np.maximum(np.maximum(b[:, 0] - px, 0.0), px - b[:, 2])
+        dy = np.maximum(np.maximum(b[:, 1] - py, 0.0), py - b[:, 3])
+        d2 = dx * dx + dy * dy
+        order = np.lexsort((ids, d2))[:k]
+        out_ids[m], out_d[m] = ids[order], np.sqrt(d2[order])
+    return out_ids, out_d
 
 
 @register("brute_force")

@@ -46,6 +46,7 @@ __all__ = [
     "overlap_area_sum",
     "visited_nodes",
     "mean_visits",
+    "tree_nearest",
 ]
 
 EMPTY_BOX = np.array([np.inf, np.inf, -np.inf, -np.inf])
@@ -584,6 +585,107 @@ def check_tree(tree, *, min_fill: int | None = None, max_fill: int | None = None
         assert len(leaf_depths) == 1, f"leaves at depths {sorted(leaf_depths)}"
 
 
+
+# --------------------------------------------------------------------------
+# Nearest neighbours: branch and bound over the node bounds
+# --------------------------------------------------------------------------
+@njit
+def _box_dist2(b, i, px, py):
+    """Squared Euclidean distance from ``(px, py)`` to the closed box ``b[i]`` (0 inside or on it)."""
+    dx = max(b[i, 0] - px, 0.0, px - b[i, 2])
+    dy = max(b[i, 1] - py, 0.0, py - b[i, 3])
+    return dx * dx + dy * dy
+
+
+@njit
+def _nearest_kernel(root, box, level, count, child, elem_boxes, ids, points, k, out_slots, out_d2):
+    """Fill ``out_slots[m, :k]`` and ``out_d2[m, :k]`` for every point; return nodes visited.
+
+    Depth-first branch and bound (Roussopoulos, Kelley and Vincent 1995): keep
+    the k best so far sorted by (distance, id); enter a node only if its box is
+    no farther than the current k-th best; push the children farthest first so
+    the nearest is explored first. Work arrays are allocated once per call.
+    """
+    width = child.shape[1]
+    stack = np.empty(64 * width, np.int64)
+    sd2 = np.empty(64 * width, np.float64)
+    cd = np.empty(width, np.float64)
+    cn = np.empty(width, np.int64)
+    visits = 0
+    for m in range(points.shape[0]):
+        px, py = points[m, 0], points[m, 1]
+        for j in range(k):
+            out_slots[m, j] = -1
+            out_d2[m, j] = np.inf
+        if root < 0:
+            continue
+        top = 1
+        stack[0] = root
+        sd2[0] = _box_dist2(box, root, px, py)
+        while top > 0:
+            top -= 1
+            v = stack[top]
+            if sd2[top] > out_d2[m, k - 1]:
+                continue
+            visits += 1
+            if level[v] == 0:
+                for t in range(count[v]):
+                    s = child[v, t]
+                    d = _box_dist2(elem_boxes, s, px, py)
+                    worst = out_d2[m, k - 1]
+                    if d > worst or (d == worst and (out_slots[m, k - 1] < 0 or ids[s] > ids[out_slots[m, k - 1]])):
+                        continue
+                    j = k - 1  # insertion into the sorted k best, ties broken by id
+                    while j > 0 and (out_d2[m, j - 1] > d or (out_d2[m, j - 1] == d and ids[out_slots[m, j - 1]] > ids[s])):
+                        out_d2[m, j] = out_d2[m, j - 1]
+                        out_slots[m, j] = out_slots[m, j - 1]
+                        j -= 1
+                    out_d2[m, j] = d
+                    out_slots[m, j] = s
+            else:
+                n = 0
+                for t in range(count[v]):  # children sorted farthest first (insertion sort, n <= fan-out)
+                    c = child[v, t]
+                    d = _box_dist2(box, c, px, py)
+                    if d > out_d2[m, k - 1]:
+                        continue
+                    j = n
+                    while j > 0 and cd[j - 1] < d:
+                        cd[j] = cd[j - 1]
+                        cn[j] = cn[j - 1]
+                        j -= 1
+                    cd[j] = d
+                    cn[j] = c
+                    n += 1
+                if top + n > stack.shape[0]:
+                    grown = np.empty(2 * (top + n), np.int64)
+                    grown[:top] = stack[:top]
+                    stack = grown
+                    grown_d = np.empty(2 * (top + n), np.float64)
+                    grown_d[:top] = sd2[:top]
+                    sd2 = grown_d
+                for j in range(n):
+                    stack[top] = cn[j]
+                    sd2[top] = cd[j]
+                    top += 1
+    return visits
+
+
+def tree_nearest(nodes: NodeArrays, elem_boxes: np.ndarray, ids: np.ndarray, points: np.ndarray,
+                 k: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Slots of the ``k`` boxes nearest each point, squared distances, and nodes visited.
+
+    ``points`` is ``(m, 2)`` float64, validated by the caller; ``ids`` (by slot)
+    breaks ties between equal distances (smaller id first). Rows are padded with
+    slot -1 and distance inf when fewer than ``k`` boxes are stored.
+    """
+    slots = np.empty((len(points), k), np.int64)
+    d2 = np.empty((len(points), k), np.float64)
+    visits = _nearest_kernel(nodes.meta[0], nodes.box, nodes.level, nodes.count, nodes.child,
+                             elem_boxes, ids, np.ascontiguousarray(points, np.float64), k, slots, d2)
+    return slots, d2, int(visits)
+
+
 class NodeViews:
     """Drawing and quality views shared by every tree stored in :class:`NodeArrays` (``self.nodes``)."""
 
@@ -598,3 +700,43 @@ class NodeViews:
     def quality(self):
         """Per-level node count, area, overlap and margin: :func:`tree_quality`."""
         return tree_quality(self)
+
+    def nearest(self, points, k: int = 1, *, return_visits: bool = False):
+        """The ``k`` stored boxes nearest each point (Euclidean distance to the closed box).
+
+        Parameters
+        ----------
+        points : array_like, shape (m, 2) or (2,), float
+            Query points in world units (one point of shape (2,) counts as m = 1).
+        k : int, default 1
+            Neighbours per point, ``1 <= k <= len(self)``.
+        return_visits : bool, default False
+            Also return the number of nodes entered (all points together).
+
+        Returns
+        -------
+        ids : numpy.ndarray, shape (m, k), int64
+            Nearest first; equal distances in increasing id order.
+        distances : numpy.ndarray, shape (m, k), float64
+            Distance from the point to each box: 0 when the point is inside or on it.
+
+        Raises
+        ------
+        ValueError
+            NaN or infinite points, a wrong shape, or ``k`` outside ``1..len(self)``.
+
+        Notes
+        -----
+        Branch and bound over the node bounds (Roussopoulos, Kelley and Vincent,
+        "Nearest neighbor queries", SIGMOD 1995): a node is entered only while its
+        box is no farther than the k-th best found so far, nearest child first.
+        About O(log n + k) nodes per point on well-built trees.
+        """
+        from .geometry import as_points
+
+        pts = as_points(points).reshape(-1, 2)
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= len(self):
+            raise ValueError(f"k must be an integer in 1..{len(self)} (the stored boxes), got {k!r}")
+        slots, d2, visits = tree_nearest(self.nodes, self.elements.boxes, self.elements.ids, pts, int(k))
+        found = (self.elements.ids[slots], np.sqrt(d2))
+        return (*found, visits) if return_visits else found
