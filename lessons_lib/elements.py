@@ -66,6 +66,15 @@ class ElementTable:
         """Number of slots ever handed out; every live slot is below it."""
         return self._used
 
+    @property
+    def ids_are_slots(self) -> bool:
+        """True while every live id equals its slot (no id -> slot map is needed).
+
+        Then sorting live slots sorts their ids too, which
+        :func:`~lessons_lib.pair_order.canonical_pairs` uses to skip ranking.
+        """
+        return self._map is None
+
     def nbytes(self) -> int:
         """Bytes of the flat arrays (the id map and free list are bookkeeping, not counted)."""
         return self.ids.nbytes + self.boxes.nbytes + self.alive.nbytes

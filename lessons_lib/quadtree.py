@@ -25,8 +25,9 @@ array              shape, dtype     meaning
 element table      (slots)          ``BroadPhase.elements``: id and rectangle of
                                     each element, stored **once** however many
                                     leaves it lies in.
-``_seen``          (slots,) uint8   query's "already reported" marks, reset after
-                                    each query.
+``_seen``          (slots/8,) u1    query's "already reported" marks, one **bit**
+                                    per slot (slot ``s`` is bit ``s & 7`` of byte
+                                    ``s >> 3``), reset after each query.
 =================  ===============  ==================================================
 
 ``nodes`` and ``enodes`` are indexed free lists (:mod:`lessons_lib.freelist`):
@@ -455,7 +456,12 @@ def _update_slots(nodes, nmeta, enodes, emeta, boxes, slots, old, ox, oy, sx, sy
 # ==========================================================================
 @njit
 def _query_kernel(nodes, enodes, boxes, q0, q1, q2, q3, ox, oy, sx, sy, max_depth, seen):
-    """Slots whose boxes meet the closed box ``q``, each once (``seen`` marks, cleared before returning)."""
+    """Slots whose boxes meet the closed box ``q``, each once.
+
+    ``seen`` is a bitset (uint8, at least ``(slots + 7) // 8`` bytes, all zero):
+    an element lying in several of the leaves reached is reported the first
+    time and its bit set; the bits are cleared before returning.
+    """
     n = 1 << max_depth
     cx0, cy0, cx1, cy1 = _cell_box(q0, q1, q2, q3, ox, oy, sx, sy, n)
     stack = np.empty((4 * max_depth + 8, 5), dtype=np.int64)
@@ -467,8 +473,9 @@ def _query_kernel(nodes, enodes, boxes, q0, q1, q2, q3, ox, oy, sx, sy, max_dept
         it = nodes[leaves[i, 0], 0]
         while it != -1:
             e = enodes[it, 1]
-            if seen[e] == 0 and boxes[e, 0] <= q2 and q0 <= boxes[e, 2] and boxes[e, 1] <= q3 and q1 <= boxes[e, 3]:
-                seen[e] = 1
+            bit = 1 << (e & 7)
+            if (seen[e >> 3] & bit) == 0 and boxes[e, 0] <= q2 and q0 <= boxes[e, 2] and boxes[e, 1] <= q3 and q1 <= boxes[e, 3]:
+                seen[e >> 3] |= bit
                 if m == out.shape[0]:
                     grown = np.empty(2 * m, dtype=np.int64)
                     grown[:m] = out
@@ -476,8 +483,8 @@ def _query_kernel(nodes, enodes, boxes, q0, q1, q2, q3, ox, oy, sx, sy, max_dept
                 out[m] = e
                 m += 1
             it = enodes[it, 0]
-    for i in range(m):
-        seen[out[i]] = 0
+    for i in range(m):  # every set bit belongs to a reported slot: clearing whole bytes is enough
+        seen[out[i] >> 3] = 0
     return out[:m].copy()
 
 
@@ -490,8 +497,10 @@ def _pairs_core(nodes, enodes, boxes, ox, oy, sx, sy, max_depth, stack, g, gs, g
 
     ``stack`` has at least ``3 * max_depth + 1`` rows, ``g``, ``gs`` and
     ``gc`` at least as many rows as the largest leaf; pairs are written to
-    ``out`` while it has room (the caller re-runs with a larger ``out`` if
-    the count exceeds it). No array is re-bound inside the loops.
+    ``out`` while it has room. The rows of ``out`` are trusted only when the
+    count returned is *below* its size: once ``out`` is full, every test
+    writes its (rejected) candidate into the last row, so the caller re-runs
+    with a larger ``out``. No array is re-bound inside the loops.
     """
     n = 1 << max_depth
     cap = out.shape[0]
@@ -527,20 +536,21 @@ def _pairs_core(nodes, enodes, boxes, ox, oy, sx, sy, max_depth, stack, g, gs, g
             gc[j, 1] = cell_of(boxes[e, 1], oy, sy, n)
             it = enodes[it, 0]
             j += 1
-        size = 1 << (max_depth - depth)
-        hx, hy = lx + size, ly + size
+        # Both boxes overlap this leaf, so their reference cell (rx, ry) is never
+        # beyond its far edges: it lies in the leaf when rx >= lx and ry >= ly.
+        # The test is branch-free (a pair is written, then kept only if it
+        # counts): a chain of `and`s mispredicts on half the pairs of a leaf.
         for a in range(cnt):
             ax0, ay0, ax1, ay1 = g[a, 0], g[a, 1], g[a, 2], g[a, 3]
             acx, acy = gc[a, 0], gc[a, 1]
+            sa = gs[a]
             for b in range(a + 1, cnt):
-                if ax0 <= g[b, 2] and g[b, 0] <= ax1 and ay0 <= g[b, 3] and g[b, 1] <= ay1:
-                    rx = max(acx, gc[b, 0])
-                    ry = max(acy, gc[b, 1])
-                    if lx <= rx < hx and ly <= ry < hy:
-                        if m < cap:
-                            out[m, 0] = gs[a]
-                            out[m, 1] = gs[b]
-                        m += 1
+                hit = ((max(ax0, g[b, 0]) <= min(ax1, g[b, 2])) & (max(ay0, g[b, 1]) <= min(ay1, g[b, 3]))
+                       & (max(acx, gc[b, 0]) >= lx) & (max(acy, gc[b, 1]) >= ly))
+                w = m if m < cap else cap - 1  # full: keep counting, the caller re-runs
+                out[w, 0] = sa
+                out[w, 1] = gs[b]
+                m += int(hit)
     return m
 
 
@@ -562,12 +572,14 @@ def _pairs_kernel(nodes, enodes, boxes, ox, oy, sx, sy, max_depth):
     g = np.empty((big, 4), dtype=np.float64)
     gs = np.empty(big, dtype=np.int64)
     gc = np.empty((big, 2), dtype=np.int64)
-    out = np.empty((enodes.shape[0] + 1024, 2), dtype=np.int64)
+    # A guess with room to spare (two pairs per element node; random scenes of the
+    # article's density find about one): a second walk costs as much as the first.
+    out = np.empty((2 * enodes.shape[0] + 1024, 2), dtype=np.int64)
     m = _pairs_core(nodes, enodes, boxes, ox, oy, sx, sy, max_depth, stack, g, gs, gc, out)
-    if m > out.shape[0]:
-        out = np.empty((m, 2), dtype=np.int64)
+    if m >= out.shape[0]:  # full: the last row may have been overwritten, walk again with room
+        out = np.empty((m + 1, 2), dtype=np.int64)
         m = _pairs_core(nodes, enodes, boxes, ox, oy, sx, sy, max_depth, stack, g, gs, gc, out)
-    return out[:m].copy()
+    return out[:m]
 
 
 @njit
@@ -727,7 +739,7 @@ class Quadtree(BroadPhase):
     Notes
     -----
     Memory: 8 bytes per node, 8 bytes per element node (one per leaf an
-    element lies in), 1 byte per slot of query marks, plus the shared element
+    element lies in), 1 bit per slot of query marks, plus the shared element
     table (41 bytes per slot). Time: insert, remove and query descend
     ``O(max_depth)`` levels and walk the lists of the leaves they touch;
     pairs costs ``sum over leaves of count^2 / 2`` box tests; cleanup visits
@@ -792,7 +804,7 @@ class Quadtree(BroadPhase):
         self._insert_many(slots)
         self.enodes = _compact_enodes(self.nodes, self.enodes, self.enode_meta, self.max_depth)
         self.shrink()
-        self._seen = np.zeros(self.elements.capacity, dtype=np.uint8)  # query marks, counted in memory_bytes()
+        self._seen = _marks(self.elements.capacity)  # query marks, counted in memory_bytes()
 
     def _insert_many(self, slots):
         self.nodes, self.enodes = _insert_slots(self.nodes, self.node_meta, self.enodes, self.enode_meta,
@@ -820,8 +832,8 @@ class Quadtree(BroadPhase):
 
     # -- query -------------------------------------------------------------
     def _query(self, box):
-        if len(self._seen) < self.elements.capacity:
-            self._seen = np.zeros(self.elements.capacity, dtype=np.uint8)
+        if 8 * len(self._seen) < self.elements.capacity:
+            self._seen = _marks(self.elements.capacity)
         b = box.tolist()
         return _query_kernel(self.nodes, self.enodes, self.elements.boxes, b[0], b[1], b[2], b[3],
                              *self._args(), self._seen)
@@ -856,8 +868,8 @@ class Quadtree(BroadPhase):
             seq = self.elements.live_slots()
         else:
             raise ValueError(f"order must be 'leaves' or 'slots', got {order!r}")
-        if len(self._seen) < self.elements.capacity:
-            self._seen = np.zeros(self.elements.capacity, dtype=np.uint8)
+        if 8 * len(self._seen) < self.elements.capacity:
+            self._seen = _marks(self.elements.capacity)
         sp = _pairs_by_queries(self.nodes, self.enodes, self.elements.boxes, seq, *self._args(), self._seen)
         return normalize_pairs(self.elements.ids[sp])
 
@@ -985,6 +997,11 @@ class Quadtree(BroadPhase):
                 assert lx <= cx1 and cx0 < lx + size and ly <= cy1 and cy0 < ly + size, f"slot {s} in a leaf its box misses"
             want = int(((llx <= cx1) & (cx0 < llx + lsize) & (lly <= cy1) & (cy0 < lly + lsize)).sum())
             assert want == len(got), f"slot {s} is in {len(got)} leaves, its box overlaps {want}"
+
+
+def _marks(n_slots: int) -> np.ndarray:
+    """A zeroed bitset of "already reported" marks for ``n_slots`` slots (1 bit each)."""
+    return np.zeros((n_slots + 7) // 8, dtype=np.uint8)
 
 
 def _check_int(name: str, v, lo: int, hi: int) -> int:

@@ -391,3 +391,46 @@ def test_depth_zero_is_a_flat_list(cls):
     bp = cls.from_boxes(boxes, max_depth=0)
     assert bp.depth() == 0 and bp.node_count() == 1
     np.testing.assert_array_equal(bp.pairs(), brute_force_pairs(boxes))
+
+
+def test_query_marks_are_one_bit_per_slot_and_cleared_after_each_query():
+    boxes = make_scene("mixed_sizes", 500, seed=3)
+    qt = Quadtree.from_boxes(boxes, capacity=4, max_depth=6)
+    assert qt.enode_meta[0] > len(qt)  # some elements lie in several leaves: the marks matter
+    assert qt._seen.nbytes == (qt.elements.capacity + 7) // 8
+    for q in [[0, 0, 800, 600], [100, 100, 300, 250], [250, 0, 250, 600], [-50, -50, 10, 10]]:
+        np.testing.assert_array_equal(qt.query(q), filter_query(np.arange(len(boxes)), boxes, q))
+        assert not qt._seen.any()
+    for i in range(500, 540):  # inserts past the marks' size grow them
+        qt.insert(i, [400, 300, 410, 310])
+    got = qt.query([405, 305, 405, 305])
+    assert set(range(500, 540)) <= set(got.tolist()) and not qt._seen.any()
+
+
+@pytest.mark.parametrize("copies", [300, 2000])
+def test_pairs_walk_regrows_its_output_when_the_guess_is_short(copies):
+    # coincident boxes: copies * (copies - 1) / 2 pairs from one leaf, far more than
+    # the first guess of two pairs per element node
+    boxes = np.tile([10.0, 10.0, 12.0, 12.0], (copies, 1))
+    qt = Quadtree.from_boxes(np.vstack([boxes, [[90, 90, 95, 95]]]), capacity=8, max_depth=3)
+    assert 2 * len(qt.enodes) + 1024 < copies * (copies - 1) // 2
+    np.testing.assert_array_equal(qt.pairs(), brute_force_pairs(np.vstack([boxes, [[90, 90, 95, 95]]])))
+
+
+def test_pairs_core_output_trusted_only_below_its_size():
+    from lessons_lib.quadtree import _pairs_core
+
+    boxes = make_scene("random", 400, seed=8)
+    qt = Quadtree.from_boxes(boxes, capacity=8, max_depth=5)
+    big = int(max(16, qt.nodes[:, 1].max()))
+    scratch = (np.empty((3 * qt.max_depth + 1, 5), np.int64), np.empty((big, 4)), np.empty(big, np.int64),
+               np.empty((big, 2), np.int64))
+    run = lambda out: _pairs_core(qt.nodes, qt.enodes, qt.elements.boxes, *qt._args(), *scratch, out)
+    m = run(np.empty((10_000, 2), np.int64))
+    ref = {tuple(sorted(p)) for p in brute_force_pairs(boxes).tolist()}
+    assert m == len(ref) > 0
+    for size in (m - 1, m, m + 1):
+        out = np.empty((size, 2), np.int64)
+        assert run(out) == m
+        if size > m:  # below the size: every row is a real pair
+            assert {tuple(sorted(p)) for p in out[:m].tolist()} == ref
