@@ -356,3 +356,69 @@ def test_sweep_stepper_and_coherence_run():
     assert run["swaps"].shape == (3,) and (run["swaps"] >= 0).all()
     with pytest.raises(ValueError, match="frames"):
         sl.coherence_run(boxes, frames=0)
+
+
+# --------------------------------------------------------------------------
+# The sweep kernel's two passes and output growth
+# --------------------------------------------------------------------------
+def test_sweep_output_grows_past_its_first_guess():
+    boxes = np.tile([0.0, 0.0, 1.0, 1.0], (300, 1))  # 44,850 pairs from 600 endpoints
+    bp = SweepAndPrune.from_boxes(boxes)
+    p, tests = sweep_pairs(bp.keys, bp.codes, bp.m, bp.elements.boxes, bp.axis, bp.elements.high_water)
+    assert len(p) == tests == 300 * 299 // 2
+    np.testing.assert_array_equal(bp.pairs(), brute_force_pairs(boxes))
+
+
+@pytest.mark.parametrize("n_open", [7, 8, 9, 63, 64, 65, 300])
+def test_sweep_finds_hits_at_every_position_of_the_open_set(n_open):
+    # n_open boxes all open along x; the new box meets only every third of them on y,
+    # so hits fall at every offset inside the 8-flag words, and past the last full word
+    rng = np.random.default_rng(n_open)
+    y = rng.permutation(n_open).astype(np.float64) * 10
+    boxes = np.column_stack([np.zeros(n_open), y, np.full(n_open, 5.0), y + 1])
+    probe = [[1, 0, 2, 10 * n_open]]
+    partial = [[1, 0, 2, 5 * n_open]]
+    for extra in (probe, partial):
+        b = np.vstack([boxes, extra])
+        bp = SweepAndPrune.from_boxes(b, axis=0)
+        np.testing.assert_array_equal(bp.pairs(), brute_force_pairs(b))
+
+
+PLAIN_PYTHON_DENSE = """
+import numpy as np
+import lessons_lib
+from lessons_lib import brute_force_pairs
+from lessons_lib.quadtree import Quadtree
+from lessons_lib.sweep_and_prune import SweepAndPrune
+
+assert lessons_lib.JIT_ENABLED is False
+rng = np.random.default_rng(5)
+same = np.tile([0.0, 0.0, 1.0, 1.0], (260, 1))  # 259 hits for one opening: past a uint8 count
+xy = np.column_stack([rng.uniform(0, 5, 120), rng.uniform(0, 120, 120)])
+line = np.hstack([xy, xy + [3.0, 2.0]])
+for boxes in (same, line):
+    ref = brute_force_pairs(boxes)
+    for bp in (SweepAndPrune.from_boxes(boxes, axis=0), Quadtree.from_boxes(boxes, capacity=8, max_depth=2)):
+        assert np.array_equal(bp.pairs(), ref), type(bp).__name__
+        q = bp.query([0, 0, 2, 2])
+        assert np.array_equal(q, np.flatnonzero((boxes[:, 0] <= 2) & (boxes[:, 1] <= 2))), type(bp).__name__
+for n in range(2, 70):  # every fill level of the output at the moment it must grow
+    bp = SweepAndPrune.from_boxes(np.tile([0.0, 0.0, 1.0, 1.0], (n, 1)))
+    assert len(bp.pairs()) == n * (n - 1) // 2, n
+boxes = lessons_lib.make_scene("yline", 300, seed=3)  # once wrote one row past the output
+assert np.array_equal(SweepAndPrune.from_boxes(boxes).pairs(), brute_force_pairs(boxes))
+print("ok")
+"""
+
+
+def test_plain_python_dense_scenes():
+    """LESSONS_JIT=0 on scenes with hundreds of hits per opening (counters must not wrap)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = dict(os.environ, LESSONS_JIT="0")
+    proc = subprocess.run([sys.executable, "-c", PLAIN_PYTHON_DENSE], cwd=Path(__file__).resolve().parents[1],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr

@@ -1,0 +1,291 @@
+"""The benchmark suites' harness (lessons_lib.bench.suites) on tiny suites: checking, budget, peers, CSV.
+
+No timing is asserted: only that the harness measures, checks, skips and writes
+what it says. A deliberately wrong structure (never registered, passed directly)
+must be reported FAILED.
+"""
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pytest
+
+from lessons_lib import BruteForce, brute_force_pairs
+from lessons_lib.bench import __main__ as bench_main
+from lessons_lib.bench.peers import PEERS, Peer
+from lessons_lib.bench.suites import (
+    COLUMNS,
+    DYNAMIC_COLUMNS,
+    SUITES,
+    Suite,
+    _predict,
+    agent_frames,
+    print_table,
+    run_dynamic,
+    run_suite,
+    save_suite,
+    target_lines,
+)
+from lessons_lib.results import load_results
+
+TINY = Suite("tiny", ("random", "xline"), (10, 60), scaled=False, repeat=2, budget_s=5.0)
+DENSE = Suite("dense", ("xline", "true_uniform"), (10, 60), scaled=False, repeat=2, budget_s=5.0)
+TINY_DYN = Suite("dynamic", ("true_uniform",), (40,), scaled=True, repeat=1, budget_s=5.0, frames=3, warmup=1)
+
+
+class DropsAPair(BruteForce):
+    """Brute force that forgets its first pair: a wrong structure (deliberately never registered)."""
+
+    def _pairs(self):
+        return super()._pairs()[1:]
+
+
+class Sleepy(BruteForce):
+    """Correct but slow: every pairs() sleeps 30 ms."""
+
+    def _pairs(self):
+        time.sleep(0.03)
+        return super()._pairs()
+
+
+class PickyGrid(BruteForce):
+    """Refuses boxes wider than 20 units, as a points-only grid refuses boxes beyond its bound."""
+
+    def _build(self, slots):
+        b = self.elements.boxes[slots]
+        if len(b) and (b[:, 2] - b[:, 0]).max() > 20:
+            raise ValueError("box wider than the bound 20")
+        super()._build(slots)
+
+
+def _run(structures, peers=False, suite=TINY, **kw):
+    lines = []
+    rows = run_suite(suite, structures=structures, peers=peers, progress=False, out=lines.append, **kw)
+    return rows, lines
+
+
+def test_tiny_suite_checks_and_times_every_case():
+    rows, lines = _run(["brute_force", "uniform_grid"])
+    assert len(rows) == 2 * 2 * 2 == len(lines)
+    for r in rows:
+        assert tuple(r) == COLUMNS
+        assert r["status"] == "ok", r
+        assert r["kind"] == "ours" and r["reference"] == "brute force"
+        assert r["build_ms"] > 0 and r["pairs_ms"] > 0
+        assert r["total_ms"] == pytest.approx(r["build_ms"] + r["pairs_ms"], rel=0.5)
+        assert r["bytes_per_box"] > 0 and r["repeats"] == 2
+        boxes = TINY.scene(r["scene"], r["n"])
+        assert r["pairs"] == len(brute_force_pairs(boxes))
+
+
+def test_a_wrong_structure_is_reported_failed_loudly():
+    rows, lines = _run({"drops_a_pair": DropsAPair, "brute_force": BruteForce}, suite=DENSE)
+    bad = [r for r in rows if r["structure"] == "drops_a_pair"]
+    assert len(bad) == 4
+    for r in bad:  # a scene without pairs has no pair to drop
+        has_pairs = len(brute_force_pairs(DENSE.scene(r["scene"], r["n"]))) > 0
+        assert r["status"] == ("FAILED" if has_pairs else "ok"), r
+    assert sum(r["status"] == "FAILED" for r in bad) >= 3
+    assert "1 missing, 0 extra" in bad[-1]["note"]
+    assert all(r["status"] == "ok" for r in rows if r["structure"] == "brute_force")
+    assert any("!!! FAILED" in line and "drops_a_pair" in line for line in lines)
+    summary = []
+    print_table(rows, out=summary.append)
+    assert any("FAILED case(s)" in s for s in summary)
+    no_wrong_pair = target_lines(rows)[-1]
+    assert not no_wrong_pair.ok and "drops_a_pair" in no_wrong_pair.measured
+
+
+def test_a_class_passed_directly_is_named_after_the_class():
+    rows, _ = _run([DropsAPair], suite=Suite("one", ("true_uniform",), (20,), scaled=False, repeat=1))
+    assert rows[0]["structure"] == "DropsAPair" and rows[0]["status"] == "FAILED"
+
+
+def test_budget_skips_larger_cases_with_a_note():
+    suite = Suite("slow", ("random",), (10, 40, 80), scaled=False, repeat=3, budget_s=0.02)
+    rows, _ = _run({"sleepy": Sleepy}, suite=suite)
+    first, second, third = rows
+    assert first["status"] == "ok" and first["repeats"] == 1 and "budget" in first["note"]
+    assert second["status"] == "skipped" and "budget" in second["note"]
+    assert third["status"] == "skipped" and "budget" in third["note"]
+    assert math.isnan(second["build_ms"])
+
+
+def test_a_structure_refusing_a_scene_is_skipped_with_the_reason():
+    rows, _ = _run({"picky": PickyGrid})
+    random_rows = [r for r in rows if r["scene"] == "random"]
+    xline_rows = [r for r in rows if r["scene"] == "xline"]
+    assert all(r["status"] == "ok" for r in random_rows)
+    assert xline_rows[0]["status"] == "skipped" and "wider than the bound" in xline_rows[0]["note"]
+    assert xline_rows[1]["status"] == "skipped"
+
+
+def test_peers_not_installed_are_skipped_cleanly():
+    ghost = Peer("ghost", "no_such_module_for_lessons", "a library that is not installed",
+                 build=lambda b, p: None, pairs=lambda i, b, p: None)
+    rows, lines = _run(["brute_force"], peers=[ghost])
+    ghosts = [r for r in rows if r["structure"] == "ghost"]
+    assert len(ghosts) == 4
+    assert all(r["status"] == "skipped" and r["kind"] == "peer" and "not installed" in r["note"] for r in ghosts)
+    assert all(r["status"] == "ok" for r in rows if r["structure"] == "brute_force")
+
+
+@pytest.mark.parametrize("name", list(PEERS))
+def test_installed_peers_agree_with_brute_force(name):
+    if not PEERS[name].available():
+        pytest.skip(f"{name} is not installed")
+    rows, _ = _run(["brute_force"], peers=[name], suite=Suite("p", ("random", "true_uniform"), (50,), scaled=False,
+                                                               repeat=1))
+    peer_rows = [r for r in rows if r["kind"] == "peer"]
+    assert peer_rows and all(r["status"] == "ok" and math.isnan(r["bytes_per_box"]) for r in peer_rows)
+
+
+def test_reference_above_brute_max_is_a_checked_structure():
+    suite = Suite("ref", ("random",), (30, 90), scaled=False, repeat=1)
+    rows, _ = _run(["sweep_and_prune", "uniform_grid"], suite=suite, brute_max=40)
+    big = [r for r in rows if r["n"] == 90]
+    assert all(r["status"] == "ok" for r in rows)
+    assert all(r["reference"].startswith("sweep_and_prune (matched brute force") for r in big)
+
+
+def test_csv_round_trip(tmp_path):
+    rows, _ = _run({"drops_a_pair": DropsAPair, "brute_force": BruteForce}, suite=DENSE,
+                   peers=["cKDTree"] if PEERS["cKDTree"].available() else False)
+    path = save_suite("tiny", rows, command="pytest", path=tmp_path / "bench_tiny.csv")
+    t = load_results(path)
+    assert tuple(t.columns) == COLUMNS
+    assert len(t) == len(rows)
+    assert t.meta["command"] == "pytest" and "peers" in t.meta and "machine" in t.meta
+    assert t["n"].dtype == np.int64
+    assert set(t.unique("status")) <= {"ok", "FAILED", "skipped"}
+    assert "FAILED" in t.unique("status")
+    for got, want in zip(t.rows(), rows):
+        assert got["structure"] == want["structure"] and got["pairs"] == want["pairs"]
+        if math.isnan(want["bytes_per_box"]):
+            assert math.isnan(got["bytes_per_box"])
+        else:
+            assert got["bytes_per_box"] == pytest.approx(want["bytes_per_box"], rel=1e-5)
+
+
+def test_dynamic_suite_checks_every_frame(tmp_path):
+    lines = []
+    rows = run_dynamic(TINY_DYN, structures={"brute_force": BruteForce, "drops_a_pair": DropsAPair},
+                       peers=False, progress=False, out=lines.append)
+    assert [tuple(r) for r in rows] == [DYNAMIC_COLUMNS] * 2
+    good, bad = rows
+    assert good["status"] == "ok" and good["frames"] == 3
+    assert good["frame_ms"] == pytest.approx(good["update_ms"] + good["pairs_ms"])
+    assert bad["status"] == "FAILED" and bad["note"].startswith("frame 1:")
+    path = save_suite("dynamic", rows, command="pytest", path=tmp_path / "bench_dynamic.csv")
+    assert tuple(load_results(path).columns) == DYNAMIC_COLUMNS
+
+
+def test_agent_frames_move_a_little_and_stay_in_the_world():
+    frames = agent_frames("random", 200, 30, step=1.0)
+    assert len(frames) == 31
+    world = SUITES["dynamic"].scene("random", 200)  # same scene, frame 0
+    assert np.array_equal(frames[0], world)
+    d = np.abs(frames[1] - frames[0]).max()
+    assert 0 < d <= 1.0 + 1e-9
+    for f in frames:
+        assert (f[:, :2] >= 0).all() and (f[:, 2] <= 800 + 1e-9).all() and (f[:, 3] <= 600 + 1e-9).all()
+        assert np.allclose(f[:, 2:] - f[:, :2], frames[0][:, 2:] - frames[0][:, :2])
+
+
+def test_target_lines_read_the_table():
+    def row(scene, structure, kind, total, status="ok"):
+        return {"scene": scene, "n": 100_000, "structure": structure, "kind": kind, "total_ms": total,
+                "status": status}
+
+    rows = [row("random", "uniform_grid", "ours", 10.0), row("random", "cKDTree", "peer", 60.0),
+            row("xline", "sweep_and_prune", "ours", 50.0), row("xline", "shapely.STRtree", "peer", 100.0),
+            row("xline", "cKDTree", "peer", 1.0, status="skipped")]
+    lines = target_lines(rows, scenes=("random", "xline", "yline"))
+    assert [ln.ok for ln in lines] == [True, False, False, True]
+    assert "6.0x" in lines[0].measured and "2.0x" in lines[1].measured
+    assert "not measured" in lines[2].measured
+
+
+def test_predict_extrapolates_from_the_last_two_points():
+    assert _predict([], 1000) == 0.0
+    assert _predict([(100, 0.01)], 1000) == pytest.approx(0.01 * 10 ** 1.3)
+    assert _predict([(100, 0.01), (200, 0.04)], 400) == pytest.approx(0.16)  # quadratic
+    assert _predict([(100, 0.01), (200, 0.01)], 400) == pytest.approx(0.02)  # clamped to linear
+
+
+def test_cli_rejects_unknown_suites_and_lists():
+    with pytest.raises(SystemExit):
+        bench_main.main(["--suite", "nope"])
+    assert bench_main.main(["--list"]) == 0
+
+
+def test_unknown_names_raise():
+    with pytest.raises(ValueError, match="unknown structure"):
+        run_suite(TINY, structures=["no_such_structure"], peers=False, progress=False, out=None)
+    with pytest.raises(ValueError, match="unknown peer"):
+        run_suite(TINY, structures=["brute_force"], peers=["nope"], progress=False, out=None)
+    with pytest.raises(ValueError, match="unknown scene"):
+        run_suite(TINY, structures=["brute_force"], peers=False, scenes=["moon"], progress=False, out=None)
+
+
+# -- reading the stored results (lessons_lib.bench.report) ---------------------------------
+def _table(tmp_path):
+    rows, _ = _run(["brute_force", "uniform_grid", "sweep_and_prune", "quadtree", "rtree", "rstar_tree",
+                    "bulk_rtree", "kdtree"],
+                   suite=Suite("article", ("random", "xline", "yline"), (10, 100, 300), scaled=False, repeat=1),
+                   peers=["cKDTree"] if PEERS["cKDTree"].available() else False)
+    return load_results(save_suite("article", rows, command="pytest", path=tmp_path / "bench_article.csv"))
+
+
+def test_report_reads_a_saved_table(tmp_path):
+    from lessons_lib.bench import report
+
+    t = _table(tmp_path)
+    claims = report.article_claims(t, n=300)
+    assert len(claims) == 6
+    assert all(c["verdict"] in {"holds", "partly", "does not hold", "not measured"} for c in claims)
+    shares = report.build_shares(t, 300, "random")
+    assert set(shares) >= {"uniform_grid", "quadtree"} and all(0 <= v <= 1 for v in shares.values())
+    sp = report.speedups(t, 300, ["random", "moon"])
+    assert sp[1]["ours"] == "-" and math.isnan(sp[1]["speedup"])
+    if PEERS["cKDTree"].available():
+        assert sp[0]["peer"] == "cKDTree" and sp[0]["speedup"] > 0
+    text = report.format_table(sp, ["scene", "ours", "speedup"])
+    assert text.splitlines()[0].split() == ["scene", "ours", "speedup"]
+
+
+def test_report_plots(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from lessons_lib.bench import report
+
+    t = _table(tmp_path)
+    fig = report.plot_suite_grid(t, ["random", "xline"], ncols=2, title="t")
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log" and ax.get_title() == "random"
+    assert any("60 fps" in lab for lab in ax.get_legend_handles_labels()[1])
+    plt.close("all")
+
+
+def test_corner_only_misses_on_large_boxes():
+    from lessons_lib.bench import report
+
+    rows = report.corner_only_misses(scenes=("random", "large_boxes"), n=300)
+    by = {r["scene"]: r for r in rows}
+    assert by["random"]["missed"] == 0
+    assert by["large_boxes"]["missed"] > 0 and by["large_boxes"]["found"] + by["large_boxes"]["missed"] == \
+        by["large_boxes"]["true_pairs"]
+
+
+def test_contenders_are_the_predicted_fastest_of_each_kind():
+    from lessons_lib.bench.suites import _contenders, _Entrant
+
+    es = [_Entrant("a", "ours"), _Entrant("b", "ours"), _Entrant("p", "peer"), _Entrant("q", "peer"),
+          _Entrant("ghost", "peer", unavailable="not installed")]
+    history = {"a": [(10, 1.0)], "b": [(10, 0.1), (30, 0.3)], "p": [(10, 0.5)], "q": [], "ghost": []}
+    assert _contenders(es, history, 100) == {"b", "p"}

@@ -1,0 +1,165 @@
+"""The loose/tight double grid of lesson 07 against brute force, its invariants, and its two grids.
+
+Fixed scenes, hypothesis scenes, long random operation sequences with
+``check_invariants`` along the way (``exact=True`` after every cleanup: each
+loose rectangle equals the union of its elements, each registration its
+rectangle's tight range), giants and far-away elements, and parameter errors.
+The common contract runs in test_base.py.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bp_strategies import box_arrays, filter_query, nested_loop_pairs
+from loose_helpers import check_against, run_sequence
+from lessons_lib import SCENES, LooseTightGrid, brute_force_pairs, make_scene
+from lessons_lib.loose_quadtree import EMPTY_RECT
+
+FACTORS = [1, 2, 4, 7]
+
+
+@pytest.mark.parametrize("scene", SCENES)
+@pytest.mark.parametrize("tight_factor", [1, 4])
+def test_scenes_equal_brute_force(scene, tight_factor):
+    boxes = make_scene(scene, 400, seed=3)
+    ref = brute_force_pairs(boxes)
+    for cell_size in (None, 7.0, 90.0):
+        bp = LooseTightGrid.from_boxes(boxes, cell_size=cell_size, tight_factor=tight_factor)
+        bp.check_invariants(exact=True)  # a bulk load leaves exact rectangles
+        np.testing.assert_array_equal(bp.pairs(), ref)
+        q = [100.0, 100.0, 300.0, 250.0]
+        np.testing.assert_array_equal(bp.query(q), filter_query(np.arange(len(boxes)), boxes, q))
+
+
+#: Small worlds, so that a fixed small cell size gives few cells (check_invariants walks every cell).
+SMALL_WORLDS = [None, [0.0, 0.0, 30.0, 30.0], [-20.0, -10.0, 40.0, 30.0], [3.0, -7.0, 13.0, 0.0]]
+
+
+@settings(max_examples=40)
+@given(boxes=box_arrays(max_size=40), factor=st.sampled_from(FACTORS), world=st.sampled_from(SMALL_WORLDS),
+       cell=st.sampled_from([None, 0.5, 3.0, 40.0]))
+def test_hypothesis_scenes(boxes, factor, world, cell):
+    cell = cell if world is not None else None  # a tiny fixed cell over an inferred far-reaching world: too many cells
+    bp = LooseTightGrid.from_boxes(boxes, tight_factor=factor, world=world, cell_size=cell)
+    bp.check_invariants(exact=True)
+    want = np.array(sorted(nested_loop_pairs(boxes)), dtype=np.int64).reshape(-1, 2)
+    np.testing.assert_array_equal(bp.pairs(), want)
+    bp2 = LooseTightGrid(world=world, tight_factor=factor, cell_size=cell)
+    for i, b in enumerate(boxes):
+        bp2.insert(i, b)
+    np.testing.assert_array_equal(bp2.pairs(), want)
+    model = {i: b for i, b in enumerate(boxes.tolist())}
+    for i in range(0, len(boxes), 2):
+        bp2.remove(i)
+        del model[i]
+    check_against(bp2, model, [[0, 0, 10, 10], [5, 5, 5, 5]], exact=True)  # remove refits at once
+
+
+@pytest.mark.parametrize("cell_size, tight_factor, seed", [(5.0, 1, 0), (10.0, 2, 1), (4.0, 4, 2), (25.0, 3, 3)])
+def test_long_random_sequences(cell_size, tight_factor, seed):
+    bp = LooseTightGrid(world=[0.0, 0.0, 100.0, 100.0], cell_size=cell_size, tight_factor=tight_factor)
+    model = run_sequence(bp, seed)
+    for i in list(model):
+        bp.remove(i)
+    bp.check_invariants(exact=True)
+    assert (bp.lcount == 0).all() and (bp.thead == -1).all()
+    assert int(bp.tstate[0]) > 0  # nodes were handed out and are all back on the free list
+
+
+def test_rectangles_grow_on_move_refit_on_remove_and_cleanup():
+    bp = LooseTightGrid(world=[0, 0, 100, 100], cell_size=10, tight_factor=2)
+    bp.insert(0, [11, 11, 13, 13])
+    bp.insert(1, [14, 14, 18, 18])
+    c = 1 * bp.cols + 1
+    np.testing.assert_array_equal(bp.lrect[c], [11, 11, 18, 18])
+    assert bp.listed_in(0, 0) == [c]
+    bp.update(1, [15, 12, 19, 16])  # same loose cell: its rectangle only grows
+    np.testing.assert_array_equal(bp.lrect[c], [11, 11, 19, 18])
+    with pytest.raises(AssertionError, match="stale growth"):
+        bp.check_invariants(exact=True)
+    bp.cleanup()
+    bp.check_invariants(exact=True)
+    np.testing.assert_array_equal(bp.lrect[c], [11, 11, 19, 16])
+    bp.insert(2, [12, 12, 38, 14])  # centre (25, 13): loose cell (2, 1) in tight cell (1, 0), reaching back into (0, 0)
+    c2 = 1 * bp.cols + 2
+    assert bp.lreg[c2].tolist() == [0, 0, 1, 0]
+    assert bp.listed_in(0, 0) == [c2, c] and bp.listed_in(1, 0) == [c2]
+    bp.check_invariants(exact=True)
+    bp.remove(2)  # remove refits and leaves the tight lists
+    np.testing.assert_array_equal(bp.lrect[c2], EMPTY_RECT)
+    assert bp.listed_in(0, 0) == [c] and bp.listed_in(1, 0) == []
+    bp.check_invariants(exact=True)
+
+
+def test_a_giant_is_one_element_listed_in_many_tight_cells():
+    boxes = make_scene("random", 500, seed=1)
+    bp = LooseTightGrid.from_boxes(boxes, world=[0, 0, 800, 600], cell_size=20, tight_factor=2)
+    small = LooseTightGrid.from_boxes(boxes, world=[0, 0, 800, 600], cell_size=20, tight_factor=2)
+    small.insert(1000, [100, 100, 101, 101])
+    bp.insert(1000, [100, 100, 700, 500])
+    assert bp.enext.nbytes == small.enext.nbytes  # one slot, whatever its size
+    lists = bp.tight_cells()["lists"]
+    assert (lists > 0).sum() > 100  # ... but its loose cell is listed all over the tight grid
+    bp.check_invariants(exact=True)
+    ref = brute_force_pairs(np.vstack([boxes, [[100, 100, 700, 500]]]))
+    ref[ref == 500] = 1000
+    np.testing.assert_array_equal(bp.pairs(), ref)
+
+
+def test_query_visits_only_listed_loose_cells():
+    boxes = make_scene("random", 2000, seed=2)
+    bp = LooseTightGrid.from_boxes(boxes)
+    q = [100, 100, 120, 120]
+    np.testing.assert_array_equal(bp.query(q), filter_query(np.arange(2000), boxes, q))
+    assert 0 < bp.last_query_cells <= 16
+    assert bp.last_query_tests < 60
+
+
+def test_memory_is_stable_once_the_population_is_known():
+    rng = np.random.default_rng(0)
+    boxes = make_scene("random", 3000, seed=5)
+    bp = LooseTightGrid.from_boxes(boxes)
+    ids = np.arange(len(boxes))
+    sizes = []
+    size = boxes[:, 2:] - boxes[:, :2]
+    for frame in range(30):
+        lo = np.clip(boxes[:, :2] + rng.uniform(-2, 2, size=(len(boxes), 2)), 0, [800, 600] - size)  # stay inside
+        boxes = np.column_stack([lo, lo + size])
+        bp.update_many(ids, boxes)
+        bp.cleanup()
+        sizes.append(bp.memory_bytes())
+    assert len(set(sizes[5:])) == 1
+    bp.check_invariants(exact=True)
+    np.testing.assert_array_equal(bp.pairs(), brute_force_pairs(boxes))
+
+
+def test_bad_input_changes_nothing():
+    bp = LooseTightGrid.from_boxes(make_scene("mixed_sizes", 100, seed=4))
+    arrays = lambda: [a.copy() for a in (bp.lhead, bp.lcount, bp.lrect, bp.lreg, bp.enext, bp.thead)]  # noqa: E731
+    before = arrays()
+    with pytest.raises(ValueError, match="xmin 5.0 > xmax 1.0"):
+        bp.update_many([1, 2], [[0, 0, 1, 1], [5, 0, 1, 1]])
+    with pytest.raises(KeyError, match="unknown id 100"):
+        bp.remove(100)
+    for a, b in zip(before, arrays()):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("kw, pattern", [
+    ({"tight_factor": 0}, "tight_factor"), ({"tight_factor": 1.5}, "tight_factor"),
+    ({"tight_factor": 65}, "tight_factor"), ({"tight_factor": True}, "tight_factor"),
+    ({"cell_size": 0}, "cell_size"), ({"cell_size": -2}, "cell_size"), ({"cell_size": 1e-6}, "max_cells"),
+])
+def test_bad_parameters(kw, pattern):
+    with pytest.raises(ValueError, match=pattern):
+        LooseTightGrid(**kw)
+
+
+def test_tight_grid_shape():
+    bp = LooseTightGrid(world=[0, 0, 100, 60], cell_size=10, tight_factor=4)
+    assert (bp.rows, bp.cols, bp.trows, bp.tcols) == (6, 10, 2, 3)
+    assert bp.tight_cell_size == 40
+    assert "tight=2x3" in repr(bp)
