@@ -64,7 +64,8 @@ ifeq ($(strip $(ARGS)),)
 	$(BIN)/python -m lessons_lib.bench --suite all
 	$(BIN)/python -m lessons_lib.bench.targets_quadtrees data/results/quadtree_scaling.csv
 	$(BIN)/python -m lessons_lib.bench --only quadtrees > data/results/bench_quadtrees.txt
-	if [ -f lessons_lib/bench/targets_sim.py ]; then $(BIN)/python -m lessons_lib.bench.targets_sim --store; fi
+	@echo "lesson 12: simulation targets and stored results (about 5 minutes) -> data/results/sim_targets.txt"
+	$(BIN)/python -m lessons_lib.bench.targets_sim --store > data/results/sim_targets.txt
 	$(BIN)/python -m lessons_lib.bench --skip quadtrees --skip "lesson 12"
 else
 	$(BIN)/python -m lessons_lib.bench $(ARGS)

@@ -120,7 +120,7 @@ def f32_down(v):
     if v < -F32_MAX:
         return np.float32(-np.inf)
     x = np.float32(v)
-    if x > v:
+    if np.float64(x) > v:  # compare in float64: numpy 2 would compare a float32 and a Python float in float32
         x = np.nextafter(x, np.float32(-np.inf))
     return x
 
@@ -133,7 +133,7 @@ def f32_up(v):
     if v < -F32_MAX:
         return np.float32(-F32_MAX)
     x = np.float32(v)
-    if x < v:
+    if np.float64(x) < v:  # see f32_down
         x = np.nextafter(x, np.float32(np.inf))
     return x
 

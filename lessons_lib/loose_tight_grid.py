@@ -30,10 +30,20 @@ array            shape, dtype       meaning
                                     loose cell index), with ``tstate`` =
                                     ``[nodes handed out, free head]``
 element table    (slots)            ``BroadPhase.elements``: id and float64 box
+*pairs layout*                      (:meth:`LooseTightGrid._split`, kept between calls)
+``px0 .. py1``   (slots,) float64   the boxes copied cell after cell (structure of
+                                    arrays): *near* elements first, giants at the end
+``ps``           (slots,) int32     the slot of each copied box
+``start``        (L + 1,) int32     cell ``c``'s near elements are
+                                    ``start[c] .. start[c + 1] - 1``; giants from ``g0``
+``srect``        (L, 4) float32     each cell's AABB of its near elements only
 ===============  =================  ================================================
 
-A loose cell costs 4 + 4 + 16 + 16 = 40 bytes and a tight cell 4; an element
-costs 4 bytes (``enext``) wherever it is and whatever its size. Loose and
+A loose cell costs 4 + 4 + 16 + 16 = 40 bytes for the index plus 4 + 16 for
+the pairs layout, and a tight cell 4; an element costs 4 bytes (``enext``)
+in the index, wherever it is and whatever its size, plus 36 bytes in the pairs
+layout (its coordinates copied in cell order, so that ``pairs`` streams
+contiguous memory instead of chasing list links). Loose and
 tight grids share the world's origin; a tight cell is ``tight_factor`` loose
 cells wide. Every cell map is the clamped floor of
 :func:`lessons_lib.grid_cells.cell_of`, monotone, so a far-away element lands
@@ -48,9 +58,22 @@ cell and the query visits it. A loose cell registered in several tight cells
 is handled only in its *reference* tight cell: the one at
 ``(max(tc0, query tc0), max(tr0, query tr0))``, which lies in both ranges
 (the technique of :mod:`lessons_lib.grid_cells`). Each element lies in one
-loose cell, so it is tested once. ``pairs`` joins each loose cell with itself
-and with every *later* loose cell whose rectangle meets it, found through the
-tight cells of its own registration, again deduplicated by reference cell.
+loose cell, so it is tested once.
+
+``pairs`` does not need the tight grid: it splits the elements by reach (the
+uniform-size trick of :mod:`lessons_lib.point_grid`, with the loose cell as
+the bound). An element is **near** when its box stays within half a cell of
+its own loose cell (strictly), otherwise it is a **giant** (a few, in a
+scene of common-size agents). Two near elements that touch lie in the same
+or in neighbouring loose cells (each reaches less than half a cell out, so
+cells two apart never meet), so near pairs come from each cell with itself
+and with four of its eight neighbours (east; north-west, north and
+north-east, which are consecutive in memory: one run), each unordered pair
+of cells once. Each giant is tested against the near elements of the loose
+cells it can reach (one contiguous run per loose row), and the giants
+against each other by a sweep along the axis they spread most on. The
+near/giant split of each element is decided once, so every pair is found by
+exactly one of these parts.
 
 Operations
 ----------
@@ -64,11 +87,14 @@ Operations
   insert.
 * cleanup: refit every loose cell exactly and re-register those whose tight
   range changed. Afterwards each rectangle is exactly the outward-rounded
-  union of its elements.
+  union of its elements. Cleanup (and the bulk load) also lay the elements
+  out again for ``pairs``; any other change marks that layout stale and the
+  next ``pairs`` lays it out first.
 
 Memory is stable once the population is known: the grids are fixed, an
-element is one int32, and only the tight lists' pool grows when a loose cell
-reaches into a new tight cell.
+element is one int32 in the index plus its place in the pairs layout (both
+sized by the element table's capacity), and only the tight lists' pool grows
+when a loose cell reaches into a new tight cell.
 
 References
 ----------
@@ -327,150 +353,260 @@ def _query_core(lhead, lrect, lreg, enext, thead, tnxt, tcell, boxes, q0, q1, q2
     return m, cells, tested
 
 
-@njit
-def _cell_order(lhead, enext, boxes, start, cs, cb):
-    """Copy every loose cell's elements, cell after cell, into ``cs`` (slots) and ``cb`` (boxes).
+@njit(inline="always")
+def _is_near(b0, b1, b2, b3, c, cols, ox, oy, size):
+    """Does the box lie strictly inside loose cell ``c`` grown by half a cell on every side?"""
+    row = c // cols
+    col = c - row * cols
+    return (ox + (col - 0.5) * size < b0) & (oy + (row - 0.5) * size < b1) \
+        & (b2 < ox + (col + 1.5) * size) & (b3 < oy + (row + 1.5) * size)
 
-    ``start`` (L + 1,) receives the offsets: cell ``c`` occupies
-    ``start[c] .. start[c + 1] - 1``. One pass of scattered reads of the
-    element table; the pair search then reads each cell's boxes from one
-    contiguous run, however often it is visited as a neighbour.
+
+@njit
+def _split_cells(lhead, enext, boxes, ox, oy, size, cols, start, px0, py0, px1, py1, ps, srect):
+    """Copy the elements, cell after cell, into ``px0 .. py1`` (float64) and ``ps`` (int32 slots): near ones first.
+
+    An element of loose cell ``(row, col)`` is **near** when its box lies
+    strictly inside the cell grown by half a cell on every side,
+    ``ox + (col - 0.5) * size < x0`` and ``x1 < ox + (col + 1.5) * size``
+    (same for y); the others are **giants**. Near elements go to the front,
+    cell after cell: ``start`` (L + 1,) receives the offsets (cell ``c``'s
+    are ``start[c] .. start[c + 1] - 1``) and ``srect`` (L, 4) float32 the
+    union of each cell's near boxes, rounded outwards (inverted when none).
+    Giants go to the back, ``px0.shape[0] - g .. px0.shape[0] - 1``. One
+    pass of scattered reads of the element table; the pair search then
+    streams contiguous coordinate arrays (structure of arrays). Returns
+    ``g``, the number of giants.
     """
     m = 0
+    g = 0
+    top = px0.shape[0] - 1
     for c in range(lhead.shape[0]):
         start[c] = m
+        r0, r1, r2, r3 = np.inf, np.inf, -np.inf, -np.inf
         s = lhead[c]
         while s != -1:
-            cs[m] = s
-            for t in range(4):
-                cb[m, t] = boxes[s, t]
-            m += 1
+            b0, b1, b2, b3 = boxes[s, 0], boxes[s, 1], boxes[s, 2], boxes[s, 3]
+            if _is_near(b0, b1, b2, b3, c, cols, ox, oy, size):
+                w = m
+                m += 1
+                r0, r1, r2, r3 = min(r0, b0), min(r1, b1), max(r2, b2), max(r3, b3)
+            else:
+                w = top - g
+                g += 1
+            px0[w], py0[w], px1[w], py1[w] = b0, b1, b2, b3
+            ps[w] = s
             s = enext[s]
+        if m > start[c]:
+            srect[c, 0], srect[c, 1], srect[c, 2], srect[c, 3] = f32_down(r0), f32_down(r1), f32_up(r2), f32_up(r3)
+        else:
+            _set_empty(srect, c)
     start[lhead.shape[0]] = m
+    return g
 
 
 @njit(inline="always")
-def _run_pairs(i, x0, y0, x1, y1, b0, b1, cs, cb, out, m):
-    """Test element ``i`` (box ``x0 .. y1``) against the run ``b0 .. b1 - 1``; returns the new ``m``.
+def _one_vs_run(si, x0, y0, x1, y1, b0, b1, px0, py0, px1, py1, ps, out, m):
+    """Test the box ``x0 .. y1`` of slot ``si`` against the run ``b0 .. b1 - 1``; returns the new ``m``.
 
     Branch-free when ``out`` has room for the whole run (every candidate is
     written, the cursor advances on a hit, as in the compiled brute force);
     otherwise it only counts past the end.
     """
     if m + (b1 - b0) <= out.shape[0]:
-        si = cs[i]
         for j in range(b0, b1):
             out[m, 0] = si
-            out[m, 1] = cs[j]
-            m += (cb[j, 0] <= x1) & (x0 <= cb[j, 2]) & (cb[j, 1] <= y1) & (y0 <= cb[j, 3])
+            out[m, 1] = ps[j]
+            m += (px0[j] <= x1) & (x0 <= px1[j]) & (py0[j] <= y1) & (y0 <= py1[j])
         return m
     for j in range(b0, b1):
-        if cb[j, 0] <= x1 and x0 <= cb[j, 2] and cb[j, 1] <= y1 and y0 <= cb[j, 3]:
+        if px0[j] <= x1 and x0 <= px1[j] and py0[j] <= y1 and y0 <= py1[j]:
             if m < out.shape[0]:
-                out[m, 0] = cs[i]
-                out[m, 1] = cs[j]
+                out[m, 0] = si
+                out[m, 1] = ps[j]
             m += 1
     return m
 
 
 @njit(inline="always")
-def _reaching(r0, r1, x0, y0, x1, y1, cb, idx):
+def _reaching(r0, r1, x0, y0, x1, y1, px0, py0, px1, py1, idx):
     """Write to ``idx`` the positions in ``r0 .. r1 - 1`` whose boxes meet ``[x0, y0, x1, y1]``; returns how many.
 
     Branch-free (every position is written, the count advances on a hit):
-    about half the elements of a neighbouring cell reach the other cell's
-    rectangle, a coin flip a branch would mispredict.
+    whether an element reaches a neighbouring cell is a coin flip a branch
+    would mispredict.
     """
     k = 0
     for i in range(r0, r1):
         idx[k] = i
-        k += (cb[i, 0] <= x1) & (x0 <= cb[i, 2]) & (cb[i, 1] <= y1) & (y0 <= cb[i, 3])
+        k += (px0[i] <= x1) & (x0 <= px1[i]) & (py0[i] <= y1) & (y0 <= py1[i])
     return k
 
 
 @njit(inline="always")
-def _cross(a0, a1, b0, b1, ax0, ay0, ax1, ay1, bx0, by0, bx1, by1, cs, cb, ia, ib, out, m):
-    """Test the elements of run ``a0 .. a1 - 1`` that reach cell b's rectangle against those of
-    ``b0 .. b1 - 1`` that reach cell a's. Returns ``(m, tests)``.
+def _cross_runs(a0, a1, b0, b1, ax0, ay0, ax1, ay1, bx0, by0, bx1, by1, px0, py0, px1, py1, ps, ia, ib, out, m):
+    """Pairs between the near elements ``a0 .. a1 - 1`` (rectangle ``a``) and ``b0 .. b1 - 1`` (rectangle ``b``).
 
-    Under a giant's rectangle only the giant reaches a small neighbour, not
-    its cell-mates, so the filter on both sides keeps the tests few (measured:
-    testing every pair of two small cells without the filters was slower on
-    ``mixed_sizes``, 12 ms against 8 ms at n = 100,000).
+    Only the elements of each side that reach the other side's rectangle
+    are kept (two branch-free passes), then every kept pair is tested:
+    across a cell border only a few elements on each side come close.
+    Returns ``(m, tests)``.
     """
-    ka = _reaching(a0, a1, bx0, by0, bx1, by1, cb, ia)
+    if b0 == b1 or not ((bx0 <= ax1) & (ax0 <= bx1) & (by0 <= ay1) & (ay0 <= by1)):
+        return m, 0
+    ka = _reaching(a0, a1, bx0, by0, bx1, by1, px0, py0, px1, py1, ia)
     if ka == 0:
         return m, 0
-    kb = _reaching(b0, b1, ax0, ay0, ax1, ay1, cb, ib)
-    if m + ka * kb <= out.shape[0]:
-        for u in range(ka):
-            i = ia[u]
-            x0, y0, x1, y1 = cb[i, 0], cb[i, 1], cb[i, 2], cb[i, 3]
-            si = cs[i]
-            for v in range(kb):
-                j = ib[v]
-                out[m, 0] = si
-                out[m, 1] = cs[j]
-                m += (cb[j, 0] <= x1) & (x0 <= cb[j, 2]) & (cb[j, 1] <= y1) & (y0 <= cb[j, 3])
-        return m, ka * kb
-    for u in range(ka):  # out is full: count only (the caller runs again with room)
+    kb = _reaching(b0, b1, ax0, ay0, ax1, ay1, px0, py0, px1, py1, ib)
+    if kb == 0:
+        return m, 0
+    full = m + ka * kb > out.shape[0]
+    for u in range(ka):
         i = ia[u]
+        x0, y0, x1, y1 = px0[i], py0[i], px1[i], py1[i]
+        si = ps[i]
         for v in range(kb):
             j = ib[v]
-            if cb[j, 0] <= cb[i, 2] and cb[i, 0] <= cb[j, 2] and cb[j, 1] <= cb[i, 3] and cb[i, 1] <= cb[j, 3]:
+            hit = (px0[j] <= x1) & (x0 <= px1[j]) & (py0[j] <= y1) & (y0 <= py1[j])
+            if not full:
+                out[m, 0] = si
+                out[m, 1] = ps[j]
+                m += hit
+            elif hit:  # out is full: count only (the caller runs again with room)
                 if m < out.shape[0]:
-                    out[m, 0] = cs[i]
-                    out[m, 1] = cs[j]
+                    out[m, 0] = si
+                    out[m, 1] = ps[j]
                 m += 1
     return m, ka * kb
 
 
-@njit
-def _pairs_core(lrect, lreg, thead, tnxt, tcell, tcols, start, cs, cb, tl, treg, trect, ia, ib, out):
-    """Every intersecting slot pair once, written to ``out`` while it has room.
+@njit(inline="always")
+def _span(lo, hi, origin, inv, n):
+    """Loose cells ``c0 .. c1`` along one axis whose near elements may meet ``[lo, hi]`` (clamped; may be empty).
 
-    First each non-empty loose cell's own pairs; then, tight cell by tight
-    cell, every two loose cells listed there whose rectangles meet, taken
-    only in the reference tight cell of their two registrations (so each
-    pair of loose cells once). A tight cell's list (loose cell, registration
-    corner, rectangle) is copied to the small scratch arrays ``tl``, ``treg``
-    and ``trect`` first, so the pairwise loop reads nothing scattered.
-    Elements come from the cell-ordered copy of :func:`_cell_order`.
-    Returns ``(pairs found, box tests)``.
+    Near elements of cell ``c`` lie strictly inside ``(c - 0.5, c + 1.5)``
+    cell sides from the origin, so only ``(lo - origin) / size - 1.5 < c <
+    (hi - origin) / size + 0.5`` matter (the bounds are widened by a
+    millionth of a cell against rounding).
+    """
+    t0 = min(max((lo - origin) * inv - 1.500001, 0.0), n - 1.0)
+    t1 = min(max((hi - origin) * inv + 0.500001, 0.0), n - 1.0)
+    return int(t0), int(t1)
+
+
+@njit
+def _sort_by_partner(out, t0, t1, hw, cnt, tmp):
+    """Stable counting sort of the rows ``t0 .. t1 - 1`` of ``out`` by column 1 (a slot below ``hw``).
+
+    The giant rows ``(giant, near element)`` come out giant by giant, each
+    giant's partners in cell order; sorted by the partner, every giant's
+    partners arrive in increasing slot order, which spares
+    :func:`~lessons_lib.pair_order.canonical_pairs` sorting each giant's
+    long list of partners (measured at n = 100,000 on ``mixed_sizes``: 3.7
+    ms of canonical order fall to about 2). ``cnt`` (hw + 1,) must be zero;
+    ``tmp`` has at least ``t1 - t0`` rows.
+    """
+    for t in range(t0, t1):
+        cnt[out[t, 1] + 1] += 1
+    for s in range(hw):
+        cnt[s + 1] += cnt[s]
+    for t in range(t0, t1):
+        j = out[t, 1]
+        w = cnt[j]
+        tmp[w, 0] = out[t, 0]
+        tmp[w, 1] = j
+        cnt[j] = w + 1
+    for t in range(t1 - t0):
+        out[t0 + t, 0] = tmp[t, 0]
+        out[t0 + t, 1] = tmp[t, 1]
+
+
+@njit
+def _pairs_core(start, px0, py0, px1, py1, ps, srect, g0, cols, rows, ox, oy, inv, sa0, sa1, sb0, sb1, ia, ib, out,
+                marks):
+    """Every intersecting slot pair once, written to ``out`` while it has room; returns ``(pairs found, box tests)``.
+
+    The rows of ``out`` are trusted only when the count returned is *below*
+    its size (a full ``out`` may end with a rejected candidate): the caller
+    runs again with a larger one. Nothing is written past its end.
+
+    Input from :func:`_split_cells`. Four parts, each pair in exactly one:
+
+    1. near-near inside a loose cell: every two near elements of the cell;
+    2. near-near across cells: two near elements that touch lie in
+       neighbouring loose cells (each reaches less than half a cell beyond
+       its own, so cells two apart never meet), so each cell is joined with four
+       of its eight neighbours (east, north-west, north, north-east): every
+       neighbouring pair once;
+    3. giant-near: each giant against the near elements of the loose cells
+       it can reach (:func:`_span`), one contiguous run per loose row, its
+       ends trimmed to the cells whose near rectangles meet the giant;
+    4. giant-giant: a sweep over the giants (positions ``g0 ..``) along the
+       axis they are sorted on: ``sa0, sa1`` are its lower and upper
+       coordinate arrays (``px0, px1`` or ``py0, py1``), ``sb0, sb1`` the
+       other axis's.
     """
     m = 0
     tests = 0
-    for a in range(lrect.shape[0]):
-        a1 = start[a + 1]
-        for i in range(start[a], a1):
-            tests += a1 - i - 1
-            m = _run_pairs(i, cb[i, 0], cb[i, 1], cb[i, 2], cb[i, 3], i + 1, a1, cs, cb, out, m)
-    for t in range(thead.shape[0]):
-        tr, tc = t // tcols, t - (t // tcols) * tcols
-        k = 0
-        node = thead[t]
-        while node != -1:
-            c = tcell[node]
-            tl[k] = c
-            treg[k, 0] = lreg[c, 0]
-            treg[k, 1] = lreg[c, 1]
-            for q in range(4):
-                trect[k, q] = lrect[c, q]
-            k += 1
-            node = tnxt[node]
-        for u in range(k):
-            ra0, ra1 = treg[u, 0], treg[u, 1]
-            ax0, ay0, ax1, ay1 = trect[u, 0], trect[u, 1], trect[u, 2], trect[u, 3]
-            for v in range(u + 1, k):
-                if max(ra0, treg[v, 0]) != tc or max(ra1, treg[v, 1]) != tr:
-                    continue
-                bx0, by0, bx1, by1 = trect[v, 0], trect[v, 1], trect[v, 2], trect[v, 3]
-                if not (bx0 <= ax1 and ax0 <= bx1 and by0 <= ay1 and ay0 <= by1):
-                    continue
-                a, b = tl[u], tl[v]
-                m, dt = _cross(start[a], start[a + 1], start[b], start[b + 1], ax0, ay0, ax1, ay1,
-                               bx0, by0, bx1, by1, cs, cb, ia, ib, out, m)
-                tests += dt
+    cap = out.shape[0]
+    n = px0.shape[0]
+    for r in range(rows):
+        for c in range(cols):
+            a = r * cols + c
+            a0, a1 = start[a], start[a + 1]
+            if a0 == a1:
+                continue
+            for i in range(a0, a1):  # 1. inside the loose cell
+                tests += a1 - i - 1
+                m = _one_vs_run(ps[i], px0[i], py0[i], px1[i], py1[i], i + 1, a1, px0, py0, px1, py1, ps, out, m)
+            # 2. with its neighbouring loose cells
+            if c + 1 < cols:  # east
+                m, t = _cross_runs(a0, a1, start[a + 1], start[a + 2], srect[a, 0], srect[a, 1], srect[a, 2],
+                                   srect[a, 3], srect[a + 1, 0], srect[a + 1, 1], srect[a + 1, 2], srect[a + 1, 3],
+                                   px0, py0, px1, py1, ps, ia, ib, out, m)
+                tests += t
+            if r + 1 < rows:  # north-west, north, north-east: consecutive cells, so one contiguous run
+                b0, b1 = a + cols - (c > 0), a + cols + (c + 1 < cols)
+                x0, y0, x1, y1 = srect[b0, 0], srect[b0, 1], srect[b0, 2], srect[b0, 3]
+                for b in range(b0 + 1, b1 + 1):
+                    x0, y0 = min(x0, srect[b, 0]), min(y0, srect[b, 1])
+                    x1, y1 = max(x1, srect[b, 2]), max(y1, srect[b, 3])
+                m, t = _cross_runs(a0, a1, start[b0], start[b1 + 1], srect[a, 0], srect[a, 1], srect[a, 2],
+                                   srect[a, 3], x0, y0, x1, y1, px0, py0, px1, py1, ps, ia, ib, out, m)
+                tests += t
+    marks[0] = m
+    for g in range(g0, n):  # 3. giants against the near elements they reach, one contiguous run per loose row
+        x0, y0, x1, y1 = px0[g], py0[g], px1[g], py1[g]
+        sg = ps[g]
+        c0, c1 = _span(x0, x1, ox, inv, cols)
+        r0, r1 = _span(y0, y1, oy, inv, rows)
+        for r in range(r0, r1 + 1):
+            a0, a1 = r * cols + c0, r * cols + c1
+            # trim the row's end cells whose near rectangles miss the giant
+            while a0 <= a1 and not ((srect[a0, 0] <= x1) & (x0 <= srect[a0, 2]) & (srect[a0, 1] <= y1)
+                                    & (y0 <= srect[a0, 3])):
+                a0 += 1
+            while a1 > a0 and not ((srect[a1, 0] <= x1) & (x0 <= srect[a1, 2]) & (srect[a1, 1] <= y1)
+                                   & (y0 <= srect[a1, 3])):
+                a1 -= 1
+            if a0 > a1:
+                continue
+            b0, b1 = start[a0], start[a1 + 1]
+            tests += b1 - b0
+            m = _one_vs_run(sg, x0, y0, x1, y1, b0, b1, px0, py0, px1, py1, ps, out, m)
+    marks[1] = m
+    for i in range(g0, n):  # 4. giants against each other: a sweep, they are sorted by sa0
+        a1, b0, b1 = sa1[i], sb0[i], sb1[i]
+        si = ps[i]
+        for j in range(i + 1, n):
+            if sa0[j] > a1:
+                break
+            tests += 1
+            hit = (sb0[j] <= b1) & (b0 <= sb1[j])
+            if m < cap:  # branch-free while out has room: write, keep on a hit
+                out[m, 0] = si
+                out[m, 1] = ps[j]
+            m += hit
     return m, tests
 
 
@@ -517,10 +653,14 @@ class LooseTightGrid(FixedGrid):
     -----
     Insert O(1) (plus a re-registration when a rectangle reaches a new tight
     cell); remove O(elements of the loose cell); query O(tight cells covered
-    + loose cells listed there + their elements); pairs
-    O(loose cells + neighbouring cell pairs + tests). Memory: 40 bytes per
-    loose cell, 4 per tight cell, 8 per tight list node, 4 per element slot,
-    plus the shared element table (41 bytes per slot).
+    + loose cells listed there + their elements); pairs O(loose cells +
+    tests), the tests being the near elements of each cell against each
+    other and against those of neighbouring cells that come close, each
+    giant against the near elements of the cells it reaches, and a sweep of
+    the giants (plus an O(n) layout when the elements changed since the last
+    one). Memory: 60 bytes per loose cell, 4 per tight cell, 8 per tight
+    list node, 40 per element slot (4 of index, 36 of pairs layout), plus
+    the shared element table (41 bytes per slot).
 
     References
     ----------
@@ -544,6 +684,14 @@ class LooseTightGrid(FixedGrid):
         self.thead = np.full(self.trows * self.tcols, -1, dtype=np.int32)
         self.tnxt, self.tcell, self.tstate = new_pool(max(16, L // 2))
         self._out = np.empty(64, dtype=np.int64)
+        # The layout pairs() reads (see _split): near elements in cell order, then the giants.
+        self.start = np.zeros(L + 1, dtype=np.int32)
+        self.srect = np.tile(EMPTY_RECT, (L, 1))
+        self.px0, self.py0, self.px1, self.py1 = (np.empty(0, dtype=np.float64) for _ in range(4))
+        self.ps = np.empty(0, dtype=np.int32)
+        self.g0 = 0
+        self._sweep_y = False  # the giants are sorted by y0 (else x0) for their sweep
+        self._split_ok = False
         self._pair_hint = 1024
         self.last_query_tests = 0
         self.last_pair_tests = 0
@@ -555,10 +703,12 @@ class LooseTightGrid(FixedGrid):
 
         Why larger cells than a uniform grid's (2x): an element sits in one
         loose cell whatever its size, so large cells cost no duplicates, and
-        they cut the number of neighbouring loose-cell pairs the pair search
-        visits. Measured with the benchmark at n = 100,000 (factors 2 to 5,
-        tight factors 1 and 2), ``pairs()`` is fastest for 3 to 5 times the
-        typical size on ``random`` and ``mixed_sizes`` alike.
+        the more elements stay within half a cell of their own (near
+        elements, see :func:`_pairs_core`), the fewer giants. Measured at
+        n = 100,000 with the present pair search: on ``mixed_sizes`` its
+        kernel takes about the same time for cells 3 to 5 times the typical
+        size; on ``random`` 3 times is about 15 % faster than 4 (not needed
+        for the lesson's goals; 4 keeps the loose grid small).
         """
         if params.get("cell_size") is None:
             b = as_boxes(boxes)
@@ -596,6 +746,7 @@ class LooseTightGrid(FixedGrid):
 
     def _insert_slots(self, slots):
         self._fit_slots()
+        self._split_ok = False
         k = 0
         while True:
             k = _insert_run(*self._arrays(), self.elements.boxes, slots, k, *self._geom, *self._tgeom[2:])
@@ -612,6 +763,7 @@ class LooseTightGrid(FixedGrid):
         _build_cells(self.lhead, self.lcount, self.lrect, self.enext, self.elements.boxes,
                      np.asarray(slots, dtype=np.int64), ox, oy, inv, cols, rows)
         self._register_all()
+        self._split()
 
     def _register_all(self):
         # Room for the registrations, plus the reserve update_many keeps (one tight grid): no growth next frame.
@@ -622,6 +774,7 @@ class LooseTightGrid(FixedGrid):
 
     # -- remove ---------------------------------------------------------
     def _remove(self, slot, box):
+        self._split_ok = False
         if _remove_run(*self._arrays(), self.elements.boxes, np.array([slot], dtype=np.int64),
                        np.asarray(box, dtype=np.float64).reshape(1, 4), *self._geom, *self._tgeom[2:]) != 1:
             raise RuntimeError(f"slot {slot} was not found in its loose cell")  # pragma: no cover
@@ -634,6 +787,7 @@ class LooseTightGrid(FixedGrid):
         """Bulk move: one kernel over all slots; only elements that change loose cell are relinked."""
         slots = np.asarray(slots, dtype=np.int64)
         old = np.ascontiguousarray(old, dtype=np.float64)
+        self._split_ok = False
         k, changed = 0, 0
         while True:
             k, c = _move_run(*self._arrays(), self.elements.boxes, slots, old, k, *self._geom, *self._tgeom[2:])
@@ -655,24 +809,59 @@ class LooseTightGrid(FixedGrid):
             self._out = np.empty(2 * m, dtype=np.int64)
 
     # -- pairs ----------------------------------------------------------
+    def _split(self):
+        """Copy the near elements in cell order and the giants sorted for their sweep: the layout ``pairs`` reads.
+
+        Kept between calls (counted in :meth:`memory_bytes`) and redone by
+        the bulk load, ``cleanup`` and the first ``pairs`` after any change.
+        """
+        n = len(self.enext)
+        if len(self.px0) != n:
+            self.px0, self.py0, self.px1, self.py1 = (np.empty(n, dtype=np.float64) for _ in range(4))
+            self.ps = np.empty(n, dtype=np.int32)
+        ox, oy, inv, cols, rows = self._geom
+        g = int(_split_cells(self.lhead, self.enext, self.elements.boxes, ox, oy, self.cell_size, cols, self.start,
+                             self.px0, self.py0, self.px1, self.py1, self.ps, self.srect))
+        self.g0 = n - g
+        self._sweep_y = False
+        if g > 1:  # the giants' sweep wants them sorted along the axis where they are most spread out
+            gx0, gy0 = self.px0[n - g:], self.py0[n - g:]
+            spread_x = np.ptp(gx0) / max(float(np.mean(self.px1[n - g:] - gx0)), 1e-300)
+            spread_y = np.ptp(gy0) / max(float(np.mean(self.py1[n - g:] - gy0)), 1e-300)
+            self._sweep_y = bool(spread_y > spread_x)
+            order = np.argsort(gy0 if self._sweep_y else gx0, kind="stable") + (n - g)
+            for a in (self.px0, self.py0, self.px1, self.py1, self.ps):
+                a[n - g:] = a[order]
+        self._split_ok = True
+
     def _pairs(self):
-        """Pairs from a cell-ordered copy of the elements (scratch made per call, not kept: not in memory_bytes)."""
-        n = self.elements.high_water
-        start = np.empty(len(self.lhead) + 1, dtype=np.int64)
-        cs = np.empty(max(1, n), dtype=np.int64)
-        cb = np.empty((max(1, n), 4), dtype=np.float64)
-        _cell_order(self.lhead, self.enext, self.elements.boxes, start, cs, cb)
-        k = max(1, int(_occupancy(self.thead, self.tnxt, len(self.thead)).max()))  # the longest tight list
-        tl, treg, trect = np.empty(k, dtype=np.int64), np.empty((k, 2), dtype=np.int64), np.empty((k, 4), np.float32)
-        out = np.empty((self._pair_hint, 2), dtype=np.int64)
+        """Pairs from the cell-ordered layout of :meth:`_split` (redone first if the elements changed).
+
+        Returns int32 slot pairs (half the bytes of int64 to write;
+        :func:`~lessons_lib.pair_order.canonical_pairs` takes them as they
+        are), the giants' rows sorted by partner (:func:`_sort_by_partner`).
+        Scratch arrays are made per call (not in ``memory_bytes``).
+        """
+        if not self._split_ok:
+            self._split()
+        ox, oy, inv, cols, rows = self._geom
         big = max(1, int(self.lcount.max()))
-        ia, ib = np.empty(big, dtype=np.int64), np.empty(big, dtype=np.int64)
-        args = (self.lrect, self.lreg, self.thead, self.tnxt, self.tcell, self.tcols, start, cs, cb, tl, treg, trect,
-                ia, ib)
-        m, self.last_pair_tests = _pairs_core(*args, out)
-        if m > len(out):
-            out = np.empty((m, 2), dtype=np.int64)
-            m, self.last_pair_tests = _pairs_core(*args, out)
+        ia, ib = np.empty(big, dtype=np.int64), np.empty(3 * big, dtype=np.int64)
+        sweep = ((self.py0, self.py1, self.px0, self.px1) if self._sweep_y
+                 else (self.px0, self.px1, self.py0, self.py1))
+        args = (self.start, self.px0, self.py0, self.px1, self.py1, self.ps, self.srect, self.g0, cols, rows,
+                ox, oy, inv, *sweep, ia, ib)
+        out = np.empty((self._pair_hint, 2), dtype=np.int32)
+        marks = np.zeros(2, dtype=np.int64)
+        m, tests = _pairs_core(*args, out, marks)
+        if m >= len(out):  # full (rows trusted only below its size): run again with room
+            out = np.empty((m + 1, 2), dtype=np.int32)
+            m, tests = _pairs_core(*args, out, marks)
+        t0, t1 = int(marks[0]), int(marks[1])  # the rows of giants against near elements
+        if t1 - t0 > 1:
+            hw = self.elements.high_water
+            _sort_by_partner(out, t0, t1, hw, np.zeros(hw + 1, dtype=np.int32), np.empty((t1 - t0, 2), dtype=np.int32))
+        self.last_pair_tests = int(tests)
         self._pair_hint = max(1024, m + m // 8 + 64)
         return out[:m]
 
@@ -680,6 +869,7 @@ class LooseTightGrid(FixedGrid):
     def _cleanup(self):
         _refit_all(self.elements.alive, self.elements.high_water, self.lrect, self.elements.boxes, *self._geom)
         self._register_all()
+        self._split()
 
     def _clear(self):
         self.lhead.fill(-1)
@@ -689,11 +879,14 @@ class LooseTightGrid(FixedGrid):
         self.enext.fill(-1)
         self.thead.fill(-1)
         self.tstate[0], self.tstate[1] = 0, -1
+        self._split_ok = False
 
     # -- memory, drawing, inspection -----------------------------------
     def _nbytes(self):
         return (self.lhead.nbytes + self.lcount.nbytes + self.lrect.nbytes + self.lreg.nbytes + self.enext.nbytes
-                + self.thead.nbytes + self.tnxt.nbytes + self.tcell.nbytes + self.tstate.nbytes)
+                + self.thead.nbytes + self.tnxt.nbytes + self.tcell.nbytes + self.tstate.nbytes
+                + self.start.nbytes + self.srect.nbytes + self.px0.nbytes + self.py0.nbytes + self.px1.nbytes
+                + self.py1.nbytes + self.ps.nbytes)
 
     def loose_cells(self) -> dict[str, np.ndarray]:
         """The non-empty loose cells: ``index``, ``count``, ``cell`` (their grid square) and ``bounds`` (float64)."""
@@ -738,7 +931,10 @@ class LooseTightGrid(FixedGrid):
         its elements' (outward-rounded) boxes and an empty one is inverted;
         each non-empty loose cell is listed exactly in the tight cells of its
         registration, which covers its rectangle's tight range; tight list
-        nodes in use plus free nodes account for the pool. With
+        nodes in use plus free nodes account for the pool; when the pairs
+        layout is current, it holds each live slot once with its present box,
+        near elements in their cell's run inside their cell's near rectangle,
+        giants sorted along their sweep axis. With
         ``exact=True`` (after :meth:`cleanup` or a bulk load) each rectangle
         must *equal* the union of its elements and each registration its
         rectangle's tight range.
@@ -758,7 +954,7 @@ class LooseTightGrid(FixedGrid):
                 assert s in live and s not in seen, f"slot {s} is dead or in two loose cells"
                 seen.add(s)
                 assert int(_centre_cell(boxes, s, ox, oy, inv, cols, rows)) == c, f"slot {s} is not in its centre's cell"
-                b = boxes[s].tolist()
+                b = boxes[s]  # np.float64 values: f32_down(python float) rounds wrongly as plain Python (NEP 50)
                 u = [min(u[0], float(f32_down(b[0]))), min(u[1], float(f32_down(b[1]))),
                      max(u[2], float(f32_up(b[2]))), max(u[3], float(f32_up(b[3])))]
             r = self.lrect[c].astype(np.float64).tolist()
@@ -798,6 +994,38 @@ class LooseTightGrid(FixedGrid):
             node = int(self.tnxt[node])
         assert int(self.tstate[0]) <= len(self.tnxt), "the tight list pool was written past its end"
         assert listed + free == int(self.tstate[0]), "tight list nodes leaked"
+        if self._split_ok:
+            self._check_split(live)
+
+    def _check_split(self, live: set[int]) -> None:
+        """The layout of :meth:`_split`: each live slot once, near ones in their cell's run, giants sorted."""
+        L, n, g0 = self.rows * self.cols, len(self.px0), self.g0
+        start = self.start.astype(np.int64)
+        assert start[0] == 0 and (np.diff(start) >= 0).all() and start[L] <= g0 <= n, "bad run offsets"
+        near, giants = self.ps[:start[L]].tolist(), self.ps[g0:].tolist()
+        assert sorted(near + giants) == sorted(live), "the pairs layout does not hold each live slot once"
+        assert (np.diff((self.py0 if self._sweep_y else self.px0)[g0:]) >= 0).all(), "giants are not sorted"
+        ox, oy, inv, cols, rows = self._geom
+        boxes = self.elements.boxes
+        for c in range(L):
+            run = np.arange(start[c], start[c + 1])
+            r = self.srect[c].astype(np.float64)
+            for k in run.tolist():
+                s = int(self.ps[k])
+                b = [float(self.px0[k]), float(self.py0[k]), float(self.px1[k]), float(self.py1[k])]
+                assert b == boxes[s].tolist(), f"slot {s}: stale coordinates in the pairs layout"
+                assert int(_centre_cell(boxes, s, ox, oy, inv, cols, rows)) == c, f"slot {s} is in the wrong run"
+                assert _is_near(*b, c, cols, ox, oy, self.cell_size), f"slot {s} is stored as near but is not"
+                assert r[0] <= b[0] and r[1] <= b[1] and b[2] <= r[2] and b[3] <= r[3], \
+                    f"near rectangle of cell {c} misses slot {s}"
+            if len(run) == 0:
+                assert r[0] > r[2], f"cell {c} has no near element but a near rectangle {r.tolist()}"
+        for k in range(g0, n):
+            s = int(self.ps[k])
+            b = [float(self.px0[k]), float(self.py0[k]), float(self.px1[k]), float(self.py1[k])]
+            assert b == boxes[s].tolist(), f"giant {s}: stale coordinates in the pairs layout"
+            c = int(_centre_cell(boxes, s, ox, oy, inv, cols, rows))
+            assert not _is_near(*b, c, cols, ox, oy, self.cell_size), f"slot {s} is stored as a giant but is near"
 
     def __repr__(self):
         return (f"LooseTightGrid(n={len(self)}, world={self.world.tolist()}, cell_size={self.cell_size:g}, "

@@ -5,7 +5,8 @@ turns them into ids and sorts them here. A lexsort of ``k`` pairs costs
 O(k log k) (about 27 ms for the 171,000 pairs of 100,000 boxes, more than a
 grid's whole pair search), so :func:`canonical_pairs` ranks the ``n`` live ids
 once and sorts the pairs by a counting sort on the first rank and a short
-insertion sort of each element's few partners: O(n + k). One kernel does the
+insertion sort of each element's few partners: O(n + k) (a partner list longer
+than 32, as in dense scenes, is sorted with ``np.sort`` instead). One kernel does the
 ranking lookups, the sort and the writing of the ids (no temporary ``(k, 2)``
 arrays), and when every id equals its slot (the common case, see
 :class:`~lessons_lib.elements.ElementTable`) the rank of a slot is the slot
@@ -20,6 +21,9 @@ from .jit import njit
 __all__ = ["normalize_pairs", "canonical_pairs"]
 
 _NO_RANK = np.empty(0, dtype=np.int64)
+
+#: Partner lists longer than this are sorted with np.sort instead of an insertion sort.
+_LONG_LIST = 32
 
 
 def normalize_pairs(pairs) -> np.ndarray:
@@ -87,13 +91,16 @@ def _canonical_kernel(sp, rank, ids_by_rank, n, ident, alive, hw):
     lo = 0
     for a in range(n):
         hi = start[a]
-        for t in range(lo + 1, hi):  # insertion sort of a's partners
-            v = out[t, 1]
-            u = t - 1
-            while u >= lo and out[u, 1] > v:
-                out[u + 1, 1] = out[u, 1]
-                u -= 1
-            out[u + 1, 1] = v
+        if hi - lo > _LONG_LIST:  # many partners (dense scenes): O(m log m), not O(m^2)
+            out[lo:hi, 1] = np.sort(out[lo:hi, 1])
+        else:
+            for t in range(lo + 1, hi):  # insertion sort of a's few partners
+                v = out[t, 1]
+                u = t - 1
+                while u >= lo and out[u, 1] > v:
+                    out[u + 1, 1] = out[u, 1]
+                    u -= 1
+                out[u + 1, 1] = v
         lo = hi
     if not ident:
         for t in range(k):

@@ -971,7 +971,8 @@ class SweepAndPrune(BroadPhase):
             b = self.elements.boxes
             _refresh_keys(self.keys, self.codes, self.m, b, self.axis)
             _refresh_keys(self.okeys, self.ocodes, self.m, b, 1 - self.axis)
-            self.last_swaps = self._sort_with_pairs(self.keys, self.codes) + self._sort_with_pairs(self.okeys, self.ocodes)
+            swaps = self._sort_with_pairs(self.keys, self.codes)
+            self.last_swaps = swaps + self._sort_with_pairs(self.okeys, self.ocodes)
             self.npairs = int(_drop_separated(b, self.tkeys, self.tvals, self.plist, self.npairs))
             return
         if not self.incremental:

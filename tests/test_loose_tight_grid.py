@@ -163,3 +163,111 @@ def test_tight_grid_shape():
     assert (bp.rows, bp.cols, bp.trows, bp.tcols) == (6, 10, 2, 3)
     assert bp.tight_cell_size == 40
     assert "tight=2x3" in repr(bp)
+
+
+# --------------------------------------------------------------------------
+# pairs(): near elements by cell, giants apart (the layout of LooseTightGrid._split)
+# --------------------------------------------------------------------------
+def _giant_scene():
+    """mixed_sizes plus boxes that make every part of the pair search work: far away, on cell borders, huge."""
+    boxes = make_scene("mixed_sizes", 600, seed=11)
+    extra = [[-1e6, -1e6, -1e6 + 3, -1e6 + 2], [1e6, 5, 1e6 + 4, 9], [-50, -40, 900, 700],  # far, far, world-sized
+             [100, 100, 100, 100], [100, 100, 100, 100], [99.5, 99.5, 100, 100],  # coincident points, touching
+             [0, 0, 800, 0], [400, -10, 400, 610]]  # segments crossing everything
+    return np.vstack([boxes, extra])
+
+
+def test_pairs_split_near_elements_and_giants():
+    from lessons_lib.loose_tight_grid import _is_near
+
+    boxes = _giant_scene()
+    bp = LooseTightGrid.from_boxes(boxes, world=[0, 0, 800, 600])
+    assert bp._split_ok and 0 < bp.g0 < len(bp.px0) - 10  # the bulk load laid the pairs out, with giants
+    bp.check_invariants(exact=True)  # includes the layout: each live slot once, near ones in their cell's run
+    np.testing.assert_array_equal(bp.pairs(), brute_force_pairs(boxes))
+    # A change marks the layout stale; the next pairs() lays it out again (and it is checked again).
+    bp.update(3, [300, 300, 500, 420])  # a small element becomes a giant ...
+    world_sized = len(boxes) - 6
+    assert not _is_near(*boxes[world_sized], 0, bp.cols, *bp.world[:2], bp.cell_size)
+    bp.update(world_sized, [10, 10, 12, 12])  # ... and a giant a small element
+    boxes[3], boxes[world_sized] = [300, 300, 500, 420], [10, 10, 12, 12]
+    assert not bp._split_ok
+    np.testing.assert_array_equal(bp.pairs(), brute_force_pairs(boxes))
+    assert bp._split_ok
+    bp.check_invariants()
+
+
+def test_touching_across_the_near_limit():
+    """A box exactly half a cell out of its loose cell is a giant (the near test is strict); pairs touching
+    at that limit, at cell borders and at float noise around them are all found."""
+    s = 10.0
+    boxes = np.array([[10, 0, 15, 5], [15, 0, 20, 5],  # cells 1 and 1: touch at x = 15 (inside)
+                      [5, 20, 15, 25], [15, 20, 25, 25],  # cells 1 and 2 (x = 15 is the 1.5-cell limit of cell 0)
+                      [24.999, 40, 29.99, 45], [29.99, 40, 35.001, 45]], dtype=float)
+    bp = LooseTightGrid.from_boxes(boxes, world=[0, 0, 60, 60], cell_size=s)
+    bp.check_invariants(exact=True)
+    np.testing.assert_array_equal(bp.pairs(), brute_force_pairs(boxes))
+
+
+def test_pairs_core_output_trusted_only_below_its_size():
+    from lessons_lib.loose_tight_grid import _pairs_core
+
+    boxes = _giant_scene()
+    bp = LooseTightGrid.from_boxes(boxes, world=[0, 0, 800, 600])
+    ox, oy, inv, cols, rows = bp._geom
+    big = int(bp.lcount.max())
+    sweep = (bp.py0, bp.py1, bp.px0, bp.px1) if bp._sweep_y else (bp.px0, bp.px1, bp.py0, bp.py1)
+    args = (bp.start, bp.px0, bp.py0, bp.px1, bp.py1, bp.ps, bp.srect, bp.g0, cols, rows, ox, oy, inv, *sweep,
+            np.empty(big, np.int64), np.empty(3 * big, np.int64))
+    marks = np.zeros(2, np.int64)
+    m, tests = _pairs_core(*args, np.empty((100_000, 2), np.int32), marks)
+    ref = {tuple(p) for p in brute_force_pairs(boxes).tolist()}
+    assert m == len(ref) > 0 and tests >= m
+    assert 0 < marks[0] < marks[1] < m  # the giants' rows against near elements, then the giants' sweep
+    for size in (0, 1, m // 3, m - 1, m, m + 1):  # full early, late, exactly, not at all
+        out = np.empty((size, 2), np.int32)
+        assert _pairs_core(*args, out, marks) == (m, tests)
+        if size > m:  # below the size: every row is a real pair
+            assert {tuple(sorted(p)) for p in out[:m].tolist()} == ref
+    bp._pair_hint = 5  # the wrapper's second run
+    np.testing.assert_array_equal(bp.pairs(), brute_force_pairs(boxes))
+
+
+PLAIN_PYTHON = """
+import json, numpy as np
+import lessons_lib
+from lessons_lib import LooseTightGrid, make_scene
+assert not lessons_lib.JIT_ENABLED
+boxes = np.vstack([make_scene("mixed_sizes", 300, seed=5), [[-1e6, 0, -1e6 + 1, 1], [-50, -40, 900, 700]]])
+out = {}
+for hint in (1024, 7):
+    bp = LooseTightGrid.from_boxes(boxes, world=[0, 0, 800, 600])
+    bp._pair_hint = hint
+    raw = bp._pairs()
+    out[hint] = {"raw": raw.tolist(), "tests": bp.last_pair_tests, "pairs": bp.pairs().tolist(),
+                 "g0": bp.g0, "start": bp.start.tolist(), "srect": bp.srect.tolist()}
+line = make_scene("xline", 200, seed=2)  # every box a giant, swept along y
+bp = LooseTightGrid.from_boxes(line, cell_size=5.0)
+out["xline"] = {"raw": bp._pairs().tolist(), "tests": bp.last_pair_tests, "sweep_y": bp._sweep_y}
+print(json.dumps(out))
+"""
+
+
+def test_pair_kernels_without_numba_give_identical_results():
+    """The kernels of pairs() run as plain Python (LESSONS_JIT=0) with the same raw output, order included."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = dict(os.environ, LESSONS_JIT="0")
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run([sys.executable, "-c", PLAIN_PYTHON], cwd=root, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    plain = json.loads(proc.stdout)
+    here: dict = {}
+    exec(PLAIN_PYTHON.replace("assert not lessons_lib.JIT_ENABLED", "").replace("print(json.dumps(out))", ""),
+         here)
+    assert json.loads(json.dumps({str(k): v for k, v in here["out"].items()})) == plain

@@ -68,3 +68,15 @@ def test_bad_slot_pairs_show_plainly(shuffled):
     dead = [s for s in range(4) if not t.alive[s]][0]
     got = canonical_pairs([[dead, 0]], t)  # a dead slot: falls back to the ids stored there, unsorted bug visible
     np.testing.assert_array_equal(got, normalize_pairs(t.ids[[[dead, 0]]]))
+
+
+@pytest.mark.parametrize("ids", ["identity", "shuffled"])
+def test_long_partner_lists_are_sorted_too(ids):
+    """Dense scenes give an element hundreds of partners: that path sorts with np.sort."""
+    rng = np.random.default_rng(5)
+    n = 60
+    t = table(range(n) if ids == "identity" else rng.permutation(n) * 7)
+    live = np.flatnonzero(t.alive[: t.high_water])
+    sp = random_slot_pairs(rng, live, 5000)  # ~80 partners per element, many repeated pairs
+    id_pairs = t.ids[sp]
+    np.testing.assert_array_equal(canonical_pairs(sp, t), normalize_pairs(id_pairs))

@@ -105,8 +105,7 @@ def test_hypothesis_update_many(boxes, moves, few):
     d = np.array((moves * (n // len(moves) + 1))[:n], dtype=np.float64).reshape(-1, 3)
     new = boxes + np.column_stack([d[:, 0], d[:, 1], d[:, 0] + d[:, 2], d[:, 1] + d[:, 2]])
     new[:, 2:] = np.maximum(new[:, 2:], new[:, :2])  # growing, shrinking and collapsing to zero width
-    old = {a: (bp.keys[: bp.m].copy(), bp.codes[: bp.m].copy(), bp.okeys[: bp.m].copy(), bp.ocodes[: bp.m].copy())
-           for a in [0]}[0]
+    old = (bp.keys[: bp.m].copy(), bp.codes[: bp.m].copy(), bp.okeys[: bp.m].copy(), bp.ocodes[: bp.m].copy())
     ids = np.arange(n)[: 1 if few else n]
     bp.update_many(ids, new[ids])
     moved_boxes = boxes.copy()
@@ -179,7 +178,8 @@ def test_long_random_sequences(seed):
             bp.cleanup()
         elif r < 0.97:
             q = rand_box()
-            np.testing.assert_array_equal(bp.query(q), filter_query(sorted(model), [model[i] for i in sorted(model)], q))
+            keys = sorted(model)
+            np.testing.assert_array_equal(bp.query(q), filter_query(keys, [model[i] for i in keys], q))
         else:
             bp.clear()
             model.clear()
@@ -306,7 +306,8 @@ def _contract_cases():
             kwargs = {}
             for argnames, v in zip(names, combo):
                 kwargs.update(zip(argnames, v if len(argnames) > 1 else (v,)))
-            yield pytest.param(fname, kwargs, id=f"{fname}-{len(kwargs) and '-'.join(map(str, kwargs.values()))[:40]}")
+            tag = "-".join(map(str, kwargs.values()))[:40]
+            yield pytest.param(fname, kwargs, id=f"{fname}-{tag}" if tag else fname)
 
 
 @pytest.mark.parametrize("fname, kwargs", list(_contract_cases()))
