@@ -14,7 +14,7 @@ NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize
 # pytest's exit code 5 means "no tests collected": treat it as a failure.
 CHECK5 := rc=$$?; if [ $$rc -eq 5 ]; then echo "ERROR: pytest collected no tests"; exit 1; fi; exit $$rc
 
-.PHONY: setup lab test test-lib test-notebooks notebook student bench browser-test chromium clean
+.PHONY: setup lab test test-lib test-notebooks notebook student bench refresh-notebooks browser-test chromium clean
 
 # Re-installs only when the project's dependencies change.
 $(STAMP): pyproject.toml
@@ -70,6 +70,13 @@ ifeq ($(strip $(ARGS)),)
 else
 	$(BIN)/python -m lessons_lib.bench $(ARGS)
 endif
+
+# Re-execute the lessons that plot stored results (after make bench), so their saved outputs match
+# the new files and nbval passes: every notebook that calls load_results or reads data/results/.
+RESULT_NOTEBOOKS = $(shell grep -l -e load_results -e 'data_path.\\"results' notebooks/*.ipynb)
+
+refresh-notebooks: setup
+	for nb in $(RESULT_NOTEBOOKS); do $(BIN)/jupyter nbconvert --to notebook --execute --inplace $$nb || exit 1; done
 
 # Every notebook run in JupyterLab in headless Chromium, as a student would (tools/browser_test.py):
 # no cell errors, every widget renders, every Stepper's Next changes its picture;
