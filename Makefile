@@ -48,7 +48,7 @@ notebook: setup
 student: setup
 	$(BIN)/python tools/make_student.py --out build/student
 
-# Speed and memory: regenerates every stored result under data/results/ (about 15 minutes on two
+# Speed and memory: regenerates every stored result under data/results/ (about 10 minutes on two
 # cores): the three benchmark suites (bench_article.csv, bench_scaled.csv, bench_dynamic.csv, every
 # result checked, peers beside ours), lesson 05's quadtree scaling and target printout, lesson 12's
 # simulation files, then prints the other lessons' targets. Timing never fails the run; a wrong pair
