@@ -437,7 +437,9 @@ class PointGrid(FixedGrid):
     def reach(self) -> int:
         """Neighbour cells a pair search looks at on each side: ``floor(2 * bound / cell_size) + 1`` (1 when cells are wider than ``2 * bound``)."""
         # floor + 1 rather than ceil: a margin for rounding when 2 * bound is a whole number of cells.
-        return int(min(max(self.rows, self.cols), math.floor(2 * self.bound * self._inv * (1 + 1e-9)) + 1))
+        n = max(self.rows, self.cols)
+        r = 2 * self.bound * self._inv * (1 + 1e-9)  # inf when a box is wider than the float range
+        return n if r >= n else min(n, math.floor(r) + 1)
 
     def _pairs(self):
         counts = _occupancy(self.head, self.enext, len(self.head))

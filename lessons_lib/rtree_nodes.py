@@ -632,11 +632,13 @@ def _nearest_kernel(root, box, level, count, child, elem_boxes, ids, points, k, 
                 for t in range(count[v]):
                     s = child[v, t]
                     d = _box_dist2(elem_boxes, s, px, py)
-                    worst = out_d2[m, k - 1]
-                    if d > worst or (d == worst and (out_slots[m, k - 1] < 0 or ids[s] > ids[out_slots[m, k - 1]])):
+                    worst, last = out_d2[m, k - 1], out_slots[m, k - 1]
+                    # an empty place (slot -1) takes any box, even one whose d2 overflowed to inf
+                    if last >= 0 and (d > worst or (d == worst and ids[s] > ids[last])):
                         continue
                     j = k - 1  # insertion into the sorted k best, ties broken by id
-                    while j > 0 and (out_d2[m, j - 1] > d or (out_d2[m, j - 1] == d and ids[out_slots[m, j - 1]] > ids[s])):
+                    while j > 0 and (out_slots[m, j - 1] < 0 or out_d2[m, j - 1] > d
+                                     or (out_d2[m, j - 1] == d and ids[out_slots[m, j - 1]] > ids[s])):
                         out_d2[m, j] = out_d2[m, j - 1]
                         out_slots[m, j] = out_slots[m, j - 1]
                         j -= 1

@@ -906,7 +906,9 @@ class SweepAndPrune(BroadPhase):
             swaps += int(sw)
             if j >= 4 * len(slots):
                 return swaps
-            self._grow_table(len(self.plist))
+            # The walk may add more pairs than the free room: at least double the table (room for
+            # len(plist) more would not grow it while the set is empty, and the loop would never end).
+            self._grow_table(len(self.plist) + 1)
 
     def pair_slots(self) -> np.ndarray:
         """The kept pair set as ``(k, 2)`` int64 slot pairs ``(a, b)``, ``a < b``, in table order (a copy)."""

@@ -77,6 +77,21 @@ def test_inside_a_box_is_distance_zero_and_one_point_is_one_row():
 
 
 @pytest.mark.parametrize("name", TREES)
+@pytest.mark.filterwarnings("ignore:overflow")
+def test_points_so_far_that_squared_distances_overflow(name):
+    # Regression: every d2 was inf, the kernel never filled its empty places and returned slot -1,
+    # i.e. the id of whatever sat in the last slot of the table (here a removed id, 0), k times.
+    boxes = make_scene("random", 60, seed=2)
+    tree = STRUCTURES[name].from_boxes(boxes)
+    tree.remove(0)
+    model = {i: b for i, b in enumerate(boxes.tolist()) if i}
+    points = np.array([[1e200, 1e200], [-1e200, 0.0], [1e155, 1e155], [400.0, 300.0]])
+    for k in (1, 3, 59):
+        assert_same(tree, model, points, k)
+    assert tree.nearest(points[:1], 3)[0].tolist() == [[1, 2, 3]]  # all at d = inf: id order
+
+
+@pytest.mark.parametrize("name", TREES)
 def test_bad_input(name):
     tree = STRUCTURES[name].from_boxes(make_scene("random", 20, seed=1))
     with pytest.raises(ValueError, match="NaN or infinite"):

@@ -123,6 +123,25 @@ def test_far_centres_clamp_and_are_found():
     assert bp.occupancy()[-1, -1] == 3
 
 
+@pytest.mark.filterwarnings("ignore:overflow")
+def test_a_box_wider_than_the_float_range_gives_an_infinite_learned_bound():
+    # Regression: a finite box [-1e308, .., 1e308, ..] has an infinite half-size; pairs() raised
+    # OverflowError (floor of an infinite reach) after the insert had been accepted.
+    boxes = np.array([[0, 0, 1, 1], [-1e308, 0, 1e308, 1], [5, 5, 6, 6], [0.5, 0.5, 2, 2]])
+    bp = PointGrid(world=[0, 0, 100, 100], cell_size=10)
+    for i, b in enumerate(boxes):
+        bp.insert(i, b)
+    assert bp.bound == np.inf and bp.reach() == 10
+    np.testing.assert_array_equal(bp.pairs(), brute_force_pairs(boxes))
+    np.testing.assert_array_equal(bp.query([5, 5, 5, 5]), [2])
+    bp.update_many([1, 3], boxes[[3, 1]])
+    bp.cleanup()
+    np.testing.assert_array_equal(bp.pairs(), brute_force_pairs(boxes[[0, 3, 2, 1]]))
+    bp.check_invariants()
+    with pytest.raises(ValueError, match="half-size inf"):
+        PointGrid(world=[0, 0, 100, 100], half_size=5.0).insert(0, boxes[1])
+
+
 @pytest.mark.parametrize("kw, pattern", [
     ({"half_size": -1}, "half_size"), ({"half_size": np.inf}, "half_size"), ({"half_size": "3"}, "half_size"),
     ({"half_size": True}, "half_size"), ({"cell_size": 0}, "cell_size"),

@@ -216,6 +216,22 @@ def test_table_grows_in_the_middle_of_a_sort_and_shrinks_on_cleanup():
     check_pp(lone)
 
 
+def test_long_walk_with_an_empty_pair_set_grows_the_table():
+    # Regression: a walk that could add more pairs than the table holds, while the set was
+    # empty, asked for room for len(plist) more, which did not grow it: update() never returned.
+    spread = np.array([[3.0 * i, 0, 3.0 * i + 1, 1] for i in range(40)])
+    bp = persistent(spread)
+    assert bp.npairs == 0
+    bp.update(0, [500, 5, 501, 6])  # passes 39 mins on x, more than the 16 the table has room for
+    check_pp(bp)
+    bp.update_many([1, 2], [[-500, -5, -499, -4], [600, 0, 601, 1]])  # few movers: the same walk
+    check_pp(bp)
+    np.testing.assert_array_equal(bp.pairs(), np.zeros((0, 2), dtype=np.int64))
+    bp.update(3, [0, 0, 200, 1])  # and a walk that does add pairs
+    check_pp(bp)
+    assert bp.npairs == 36
+
+
 def test_cleanup_swaps_the_axes_without_losing_pairs():
     bp = SweepAndPrune(persistent_pairs=True)
     for i, b in enumerate(make_scene("xline", 80)):
