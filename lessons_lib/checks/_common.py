@@ -39,3 +39,20 @@ def _as_pair_rows(got, n):
     if (arr < 0).any() or (arr >= n).any():
         raise CheckFailed(f"all_pairs returned an index outside 0..{n - 1}: {arr[((arr < 0) | (arr >= n)).any(1)][0].tolist()}")
     return arr.astype(np.int64)
+
+
+def _rect_box_cases(fixed, seed: int, *, margin: int, box_div: int, box_extra: int):
+    """``fixed`` plus 300 seeded random ``(name, node rectangle, box)`` cases, coordinates as floats.
+
+    Rectangles have even integer sides (so midlines are whole numbers); box corners
+    fall up to ``margin`` outside the rectangle, box sides up to ``w // box_div + box_extra``.
+    """
+    rng = np.random.default_rng(seed)
+    cases = list(fixed)
+    for k in range(300):
+        x0, y0 = rng.integers(-50, 50, 2)
+        w, h = rng.integers(2, 20, 2) * 2
+        bx, by = rng.integers(x0 - margin, x0 + w + margin), rng.integers(y0 - margin, y0 + h + margin)
+        bw, bh = rng.integers(0, w // box_div + box_extra, 2)
+        cases.append((f"random case {k}", (x0, y0, x0 + w, y0 + h), (bx, by, bx + bw, by + bh)))
+    return [(name, tuple(float(v) for v in rect), tuple(float(v) for v in box)) for name, rect, box in cases]

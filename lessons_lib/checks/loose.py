@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from ._common import CheckFailed, _call, _fmt
+from ._common import CheckFailed, _call, _fmt, _rect_box_cases
 
 __all__ = ["check_child_of_centre", "check_loose_bounds", "check_partner_centre_box", "check_tight_range"]
 
@@ -60,17 +60,8 @@ def check_child_of_centre(fn) -> None:
     CheckFailed
         On the first wrong answer, naming the case.
     """
-    rng = np.random.default_rng(606)
-    cases = list(_CENTRE_CASES)
-    for k in range(300):
-        x0, y0 = rng.integers(-50, 50, 2)
-        w, h = rng.integers(2, 20, 2) * 2
-        bx, by = rng.integers(x0 - 10, x0 + w + 10), rng.integers(y0 - 10, y0 + h + 10)
-        bw, bh = rng.integers(0, w + 4, 2)
-        cases.append((f"random case {k}", (x0, y0, x0 + w, y0 + h), (bx, by, bx + bw, by + bh)))
+    cases = _rect_box_cases(_CENTRE_CASES, 606, margin=10, box_div=1, box_extra=4)
     for name, rect, box in cases:
-        rect = tuple(float(v) for v in rect)
-        box = tuple(float(v) for v in box)
         want = _child_of_centre(rect, box)
         got = _call(fn, rect, box)
         if isinstance(got, (list, tuple, np.ndarray)):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..scenes import make_scene
-from ._common import CheckFailed, _as_pair_rows, _call, _fmt
+from ._common import CheckFailed, _as_pair_rows, _call, _fmt, _rect_box_cases
 
 # --------------------------------------------------------------------------
 # Lessons 04-05: quadtrees
@@ -56,17 +56,8 @@ def check_children_touched(fn) -> None:
     CheckFailed
         On the first wrong answer, naming the case.
     """
-    rng = np.random.default_rng(404)
-    cases = list(_CHILD_CASES)
-    for k in range(300):
-        x0, y0 = rng.integers(-50, 50, 2)
-        w, h = rng.integers(2, 20, 2) * 2
-        bx, by = rng.integers(x0 - 5, x0 + w + 5), rng.integers(y0 - 5, y0 + h + 5)
-        bw, bh = rng.integers(0, w // 2 + 2, 2)
-        cases.append((f"random case {k}", (x0, y0, x0 + w, y0 + h), (bx, by, bx + bw, by + bh)))
+    cases = _rect_box_cases(_CHILD_CASES, 404, margin=5, box_div=2, box_extra=2)
     for name, rect, box in cases:
-        rect = tuple(float(v) for v in rect)
-        box = tuple(float(v) for v in box)
         expected = [k for k, q in enumerate(_quadrants(rect)) if _closed_touch(q, box)]
         got = _call(fn, rect, box)
         try:
