@@ -30,6 +30,7 @@ Modules, in the order the lessons meet them:
 * :mod:`lessons_lib.bulk_rtree`   lesson 10's packed R-trees (Nearest-X, STR, Hilbert)
 * :mod:`lessons_lib.kdtree`       lesson 10's k-d tree with exact node bounds
 * :mod:`lessons_lib.jit`          numba on/off (``LESSONS_JIT=0``)
+* :mod:`lessons_lib.buffers`      growable output buffers of the kernels
 * :mod:`lessons_lib.viz`          drawing boxes, pairs and a structure's regions
 * :mod:`lessons_lib.widgets`      ``Stepper``, the step-through widget
 * :mod:`lessons_lib.sim`          lesson 12's agent simulation (``Simulation``); ``sim_widget`` plays it live

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .buffers import grow
 from .jit import njit
 
 __all__ = [
@@ -158,8 +159,6 @@ def pool_unlink(head, cell, nxt, elem, state, slot):
 def append_id(out, k, value):
     """``out[k] = value`` in a growable int64 buffer; returns ``(out, k + 1)`` (doubling when full)."""
     if k == out.shape[0]:
-        grown = np.empty(max(16, 2 * k), dtype=np.int64)
-        grown[:k] = out
-        out = grown
+        out = grow(out, k)
     out[k] = value
     return out, k + 1

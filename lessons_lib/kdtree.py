@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import BroadPhase, register
+from .buffers import grow
 from .jit import njit
 from .rtree import _check_int, add_entry
 from .rtree_nodes import (
@@ -147,9 +148,7 @@ def _build_subtree(v, perm, depth0, centres, leaf_size, by_spread, box, level, c
             c = alloc_node(0, box, level, count, parent, meta, free)
             add_entry(u, c, box, level, count, parent, child, leaf_of)
             if top + 1 > stack.shape[0]:
-                grown = np.empty((2 * stack.shape[0], 4), np.int64)
-                grown[:top] = stack[:top]
-                stack = grown
+                stack = grow(stack, top)
             stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = c, lo2, hi2, depth + 1
             top += 1
     for t in range(nm - 1, -1, -1):  # children were made after their parent

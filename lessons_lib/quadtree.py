@@ -86,6 +86,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import BroadPhase, normalize_pairs, register
+from .buffers import grow
 from .freelist import FREE_MARK, fl_erase, fl_erase_block, fl_grow, fl_holes
 from .jit import njit
 
@@ -161,9 +162,7 @@ def morton_code(cx, cy, bits: int) -> np.ndarray:
 def _push(stack, top, a, b, c, d, e):
     """Write row ``(a, b, c, d, e)`` at ``top`` of an (m, 5) int64 stack; return ``(stack, top + 1)``."""
     if top == stack.shape[0]:
-        grown = np.empty((2 * stack.shape[0], 5), dtype=np.int64)
-        grown[:top] = stack[:top]
-        stack = grown
+        stack = grow(stack, top)
     stack[top, 0] = a
     stack[top, 1] = b
     stack[top, 2] = c
@@ -477,9 +476,7 @@ def _query_kernel(nodes, enodes, boxes, q0, q1, q2, q3, ox, oy, sx, sy, max_dept
             if (seen[e >> 3] & bit) == 0 and boxes[e, 0] <= q2 and q0 <= boxes[e, 2] and boxes[e, 1] <= q3 and q1 <= boxes[e, 3]:
                 seen[e >> 3] |= bit
                 if m == out.shape[0]:
-                    grown = np.empty(2 * m, dtype=np.int64)
-                    grown[:m] = out
-                    out = grown
+                    out = grow(out, m)
                 out[m] = e
                 m += 1
             it = enodes[it, 0]
@@ -612,9 +609,7 @@ def _pairs_by_queries(nodes, enodes, boxes, order, ox, oy, sx, sy, max_depth, se
         for t in hits:
             if t > s:
                 if m == out.shape[0]:
-                    grown = np.empty((2 * m, 2), dtype=np.int64)
-                    grown[:m] = out
-                    out = grown
+                    out = grow(out, m)
                 out[m, 0] = s
                 out[m, 1] = t
                 m += 1

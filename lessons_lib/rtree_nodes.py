@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .buffers import grow
 from .jit import njit
 
 __all__ = [
@@ -240,9 +241,7 @@ def _query_kernel(root, box, level, count, child, elem_boxes, q):
                 s = child[v, t]
                 if _hit(elem_boxes, s, q0, q1, q2, q3):
                     if k == out.shape[0]:
-                        grown = np.empty(2 * k, np.int64)
-                        grown[:k] = out
-                        out = grown
+                        out = grow(out, k)
                     out[k] = s
                     k += 1
         else:
@@ -250,9 +249,7 @@ def _query_kernel(root, box, level, count, child, elem_boxes, q):
                 c = child[v, t]
                 if _hit(box, c, q0, q1, q2, q3):
                     if top == stack.shape[0]:
-                        grown = np.empty(2 * top, np.int64)
-                        grown[:top] = stack
-                        stack = grown
+                        stack = grow(stack, top)
                     stack[top] = c
                     top += 1
     return out[:k].copy(), visits
@@ -323,9 +320,7 @@ def mean_visits(tree, queries) -> float:
 def _emit(out, k, a, b):
     """``out[k] = (a, b)`` in a growable ``(cap, 2)`` int64 buffer (result or stack); returns the buffer."""
     if k == out.shape[0]:
-        grown = np.empty((2 * k, 2), np.int64)
-        grown[:k] = out
-        out = grown
+        out = grow(out, k)
     out[k, 0] = a
     out[k, 1] = b
     return out
@@ -660,12 +655,8 @@ def _nearest_kernel(root, box, level, count, child, elem_boxes, ids, points, k, 
                     cn[j] = c
                     n += 1
                 if top + n > stack.shape[0]:
-                    grown = np.empty(2 * (top + n), np.int64)
-                    grown[:top] = stack[:top]
-                    stack = grown
-                    grown_d = np.empty(2 * (top + n), np.float64)
-                    grown_d[:top] = sd2[:top]
-                    sd2 = grown_d
+                    stack = grow(stack, top, top + n)
+                    sd2 = grow(sd2, top, top + n)
                 for j in range(n):
                     stack[top] = cn[j]
                     sd2[top] = cd[j]

@@ -48,6 +48,7 @@ import math
 import numpy as np
 
 from .base import BroadPhase, register
+from .buffers import grow
 from .geometry import as_box, as_boxes
 from .grid_cells import CELL_LIMIT, append_id, grow_pool, new_pool, pool_push, pool_unlink
 from .jit import njit
@@ -264,9 +265,7 @@ def _big_pairs(big, live, boxes):
             if boxes[s, 0] <= boxes[a, 2] and boxes[a, 0] <= boxes[s, 2] and \
                     boxes[s, 1] <= boxes[a, 3] and boxes[a, 1] <= boxes[s, 3]:
                 if k == out.shape[0]:
-                    grown = np.empty((2 * k, 2), dtype=np.int64)
-                    grown[:k] = out
-                    out = grown
+                    out = grow(out, k)
                 out[k, 0] = a
                 out[k, 1] = s
                 k += 1
