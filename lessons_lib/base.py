@@ -8,7 +8,7 @@ A lesson swaps structures by changing one name::
     bp.pairs()                      # (k, 2) int64, rows i < j, sorted
 
 :class:`BroadPhase` is a template: its public methods validate input once, keep
-the shared :class:`~lessons_lib.elements.ElementTable` (id -> slot, boxes stored
+the shared :class:`~lessons_lib.core.elements.ElementTable` (id -> slot, boxes stored
 once) and call a few small hooks that each structure implements over slots.
 A failed call leaves the structure exactly as it was.
 
@@ -19,7 +19,7 @@ Conventions
 * ``query`` returns sorted unique int64 ids; ``pairs`` returns a ``(k, 2)``
   int64 array with ``id_a < id_b`` in each row and rows sorted
   lexicographically: the same convention as
-  :func:`lessons_lib.brute_force.brute_force_pairs`.
+  :func:`lessons_lib.structures.brute_force.brute_force_pairs`.
 * The ``world`` is a hint for sizing cells and roots. It never limits
   correctness: a box outside it is still stored and found.
 """
@@ -30,9 +30,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from .elements import ElementTable
+from .core.elements import ElementTable
 from .geometry import ARTICLE_WORLD, as_box, as_boxes
-from .pair_order import canonical_pairs, normalize_pairs
+from .core.pair_order import canonical_pairs, normalize_pairs
 
 __all__ = ["BroadPhase", "STRUCTURES", "register", "normalize_pairs", "world_for"]
 

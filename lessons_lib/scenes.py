@@ -5,7 +5,7 @@ Every generator returns an ``(n, 4)`` float64 array of closed AABBs
 every machine (numpy's PCG64 generator seeded with ``seed``).
 
 The five placements of the benchmark article (magley, "Algorithms and data
-structures in the broad phase", 2026; seed ``003_949342aaa7896f4f.txt``; its code
+structures in the broad phase", 2026; [magley2026]; its code
 is public as ``magley/broad-phase``) are defined in its 800 x 600 world:
 
 ============== ==================================================================
@@ -23,8 +23,7 @@ Ours:
 
 * ``clustered``: boxes of size 6..14 around 8 Gaussian cluster centres
   (standard deviation 4 % of the world's width), clipped to the world.
-* ``mixed_sizes``: "dragons among orcs" from the quadtree answer set (seed
-  ``000_2368b35e41245e11.txt``): 98 % small boxes (4..10 units), 2 % huge ones
+* ``mixed_sizes``: "dragons among orcs" from the quadtree answer set [SO-quadtree]: 98 % small boxes (4..10 units), 2 % huge ones
   (60..200 units), which defeat structures tuned to one element size.
 
 A different ``world`` rescales *positions* to that world; sizes stay as above, so
@@ -37,9 +36,9 @@ import math
 
 import numpy as np
 
-from .geometry import ARTICLE_WORLD, as_box
+from .geometry import as_box
 
-__all__ = ["SCENES", "ARTICLE_SCENES", "make_scene", "scale_to"]
+__all__ = ["SCENES", "ARTICLE_SCENES", "make_scene", "scale_to", "scaled_scene", "moved"]
 
 #: The five placements of the benchmark article, in its order.
 ARTICLE_SCENES = ("random", "large_boxes", "xline", "yline", "true_uniform")
@@ -170,3 +169,22 @@ def make_scene(name: str, n: int, seed: int = 0, world=None) -> np.ndarray:
         lo = boxes[:, :2] * [sx, sy] + w[:2]
         boxes = np.column_stack([lo, lo + size])
     return np.ascontiguousarray(boxes)
+
+
+def scaled_scene(name: str, n: int, seed: int = 0) -> np.ndarray:
+    """Scene ``name`` with ``n`` boxes in the world :func:`scale_to` gives (the article's density).
+
+    Returns a ``(n, 4)`` float64 array, as :func:`make_scene`.
+    """
+    return make_scene(name, n, seed=seed, world=scale_to(n))
+
+
+def moved(boxes: np.ndarray, step: float = 1.0, seed: int = 1) -> np.ndarray:
+    """Every box shifted by a random vector of length at most ``step`` world units (one frame of motion).
+
+    ``boxes`` is ``(n, 4)`` float64; the result is a new ``(n, 4)`` float64 array,
+    each box keeping its size. Deterministic for a given ``seed``.
+    """
+    rng = np.random.default_rng(seed)
+    d = rng.uniform(-step, step, size=(len(boxes), 2)) / np.sqrt(2)
+    return boxes + np.column_stack([d, d])

@@ -49,6 +49,8 @@ __all__ = [
     "draw_scene",
     "draw_structure",
     "frame_budget_lines",
+    "covering_box",
+    "plural",
     "region_label",
     "set_world",
     "style_world_axes",
@@ -161,7 +163,7 @@ def _as_regions(obj) -> tuple[np.ndarray, np.ndarray]:
     return rects, depths.astype(np.int64)
 
 
-def _plural(k: int, word: str, words: str | None = None) -> str:
+def plural(k: int, word: str, words: str | None = None) -> str:
     """``"1 box"``, ``"3 boxes"``."""
     return f"{k} {word}" if k == 1 else f"{k} {words or word + 's'}"
 
@@ -530,7 +532,7 @@ def frame_budget_lines(ax, *, color="0.35", linewidth: float = 1.0) -> list:
 # --------------------------------------------------------------------------
 # One-call pictures
 # --------------------------------------------------------------------------
-def _covering_box(*box_sets) -> np.ndarray | None:
+def covering_box(*box_sets) -> np.ndarray | None:
     """The smallest box covering every non-empty ``(m, 4)`` set, or None."""
     rows = [np.asarray(b, dtype=np.float64).reshape(-1, 4) for b in box_sets if b is not None]
     rows = [r for r in rows if len(r)]
@@ -584,15 +586,15 @@ def draw_scene(
     b = as_boxes(boxes)
     if annotate == "auto":
         annotate = len(b) <= AUTO_LABEL_MAX
-    parts = [_plural(len(b), "box", "boxes")]
+    parts = [plural(len(b), "box", "boxes")]
     if regions is not None:
         draw_regions(ax, regions)
-        parts.append(_plural(len(regions[0]), "region"))
+        parts.append(plural(len(regions[0]), "region"))
     draw_boxes(ax, b, ids=ids, highlight=highlight, label="box", highlight_label="highlighted", annotate=annotate)
     if pairs is not None:
         draw_pairs(ax, b, pairs, ids=ids, mark_boxes=True)
-        parts.insert(1, _plural(len(np.asarray(pairs).reshape(-1, 2)), "pair"))
-    view = _covering_box(None if world is None else as_box(world, name="world"), b,
+        parts.insert(1, plural(len(np.asarray(pairs).reshape(-1, 2)), "pair"))
+    view = covering_box(None if world is None else as_box(world, name="world"), b,
                          None if regions is None else regions[0])
     if view is not None:
         set_world(ax, view)
@@ -634,11 +636,11 @@ def draw_structure(ax, bp, *, pairs: bool = True, regions: bool = True, highligh
     p = bp.pairs() if pairs else None
     r = bp.regions() if regions else None
     if title is None:
-        counts = [_plural(len(ids), "box", "boxes")]
+        counts = [plural(len(ids), "box", "boxes")]
         if p is not None:
-            counts.append(_plural(len(p), "pair"))
+            counts.append(plural(len(p), "pair"))
         if r is not None:
-            counts.append(_plural(len(r[0]), "region"))
+            counts.append(plural(len(r[0]), "region"))
         title = f"{type(bp).__name__}: " + ", ".join(counts)
     return draw_scene(ax, ids, boxes, pairs=p, regions=r, highlight=highlight, world=bp.world,
                       title=title, annotate=annotate)

@@ -165,8 +165,8 @@ class Snapshot:
     @property
     def counts(self) -> str:
         """``"5 boxes, 2 pairs, 9 regions"``."""
-        return ", ".join([viz._plural(self.n, "box", "boxes"), viz._plural(len(self.pairs), "pair"),
-                          viz._plural(len(self.rects), "region")])
+        return ", ".join([viz.plural(self.n, "box", "boxes"), viz.plural(len(self.pairs), "pair"),
+                          viz.plural(len(self.rects), "region")])
 
 
 # --------------------------------------------------------------------------
@@ -179,7 +179,7 @@ def _rows_missing(rects, depths, other_rects, other_depths) -> np.ndarray:
     return np.array([tuple(r) not in seen for r in rows], dtype=bool)
 
 
-def _changes(prev: Snapshot | None, snap: Snapshot) -> SimpleNamespace:
+def snapshot_changes(prev: Snapshot | None, snap: Snapshot) -> SimpleNamespace:
     """Boxes and regions that appeared, moved or went away between ``prev`` and ``snap``.
 
     Returns a namespace with ``hot`` (mask over ``snap.ids``: inserted or
@@ -237,7 +237,7 @@ def draw_snapshot(ax, snap: Snapshot, prev: Snapshot | None, *, view=None, max_d
     grey; ghosts (old places of removed or moved boxes) dashed grey; boxes,
     with inserted or moved ones in the highlight colour; pair segments.
     """
-    ch = _changes(prev, snap)
+    ch = snapshot_changes(prev, snap)
     keep = ~ch.new_regions
     viz.draw_regions(ax, (snap.rects[keep], snap.depths[keep]), max_depth=max_depth,
                      label=viz.region_label(snap.depths))
@@ -251,7 +251,7 @@ def draw_snapshot(ax, snap: Snapshot, prev: Snapshot | None, *, view=None, max_d
     viz.draw_boxes(ax, snap.boxes, ids=snap.ids, highlight=ch.hot, label="box",
                    highlight_label="inserted / moved", annotate=annotate)
     viz.draw_pairs(ax, snap.boxes, snap.pairs, ids=snap.ids, mark_boxes=True)
-    viz.set_world(ax, viz._covering_box(snap.world, snap.boxes, snap.rects) if view is None else view)
+    viz.set_world(ax, viz.covering_box(snap.world, snap.boxes, snap.rects) if view is None else view)
     of = "" if last_step is None else f"/{last_step}"
     return viz.style_world_axes(ax, f"step {snap.step}{of}: {snap.action}\n{snap.counts}")
 
@@ -417,12 +417,12 @@ class Stepper:
             recorded = _apply(bp, _parse_op(op, step), step)
             frames.append(Snapshot.record(bp, step, recorded))
         last = len(frames) - 1
-        view = viz._covering_box(*[f.world for f in frames], *[f.boxes for f in frames], *[f.rects for f in frames])
+        view = viz.covering_box(*[f.world for f in frames], *[f.boxes for f in frames], *[f.rects for f in frames])
         max_depth = max(int(f.depths.max()) if len(f.depths) else 0 for f in frames)
         draw = functools.partial(draw_snapshot, view=view, max_depth=max_depth, last_step=last, annotate=annotate)
         labels = [f"step {f.step}/{last}: {f.action_detail} \u2014 {f.counts}" for f in frames]
         if title is None:
-            title = f"{type(bp).__name__}: {viz._plural(last, 'operation')}"
+            title = f"{type(bp).__name__}: {viz.plural(last, 'operation')}"
         return cls(frames, draw, title=title, labels=labels, **kwargs)
 
     # -- navigation --------------------------------------------------------

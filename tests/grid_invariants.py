@@ -11,7 +11,7 @@ from collections import Counter
 import numpy as np
 
 from lessons_lib import HierarchicalGrid, SpatialHash, UniformGrid
-from lessons_lib.spatial_hash import CELL_LIMIT, _SHIFT
+from lessons_lib.structures.spatial_hash import CELL_LIMIT, KEY_SHIFT
 
 
 def walk(head, nxt, elem, start) -> list[int]:
@@ -97,7 +97,7 @@ def check_spatial_hash(sh: SpatialHash) -> None:
             continue
         for cy in range(cy0, cy1 + 1):
             for cx in range(cx0, cx1 + 1):
-                expected[(sh.bucket_of(cx, cy), (cx + CELL_LIMIT) * _SHIFT + (cy + CELL_LIMIT), s)] += 1
+                expected[(sh.bucket_of(cx, cy), (cx + CELL_LIMIT) * KEY_SHIFT + (cy + CELL_LIMIT), s)] += 1
     assert big == sh._big
     got = Counter()
     for bucket in np.flatnonzero(sh.head != -1).tolist():

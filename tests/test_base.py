@@ -164,7 +164,7 @@ def test_every_register_call_in_the_library_is_in_the_registry():
     """A structure module that lessons_lib/__init__ forgets to import would escape these tests."""
     lib = Path(__import__("lessons_lib").__file__).parent
     declared = set()
-    for path in lib.glob("*.py"):
+    for path in lib.rglob("*.py"):
         declared |= set(re.findall(r"""^@register\(\s*["']([^"']+)["']\s*\)""", path.read_text(), re.M))
     assert declared == set(STRUCTURES)
 

@@ -20,15 +20,14 @@ from lessons_lib.bench.suites import (
     DYNAMIC_COLUMNS,
     SUITES,
     Suite,
-    _predict,
+    predict_seconds,
     agent_frames,
     print_table,
     run_dynamic,
     run_suite,
     save_suite,
-    target_lines,
 )
-from lessons_lib.results import load_results
+from lessons_lib.data import load_results
 
 TINY = Suite("tiny", ("random", "xline"), (10, 60), scaled=False, repeat=2, budget_s=5.0)
 DENSE = Suite("dense", ("xline", "true_uniform"), (10, 60), scaled=False, repeat=2, budget_s=5.0)
@@ -94,8 +93,6 @@ def test_a_wrong_structure_is_reported_failed_loudly():
     summary = []
     print_table(rows, out=summary.append)
     assert any("FAILED case(s)" in s for s in summary)
-    no_wrong_pair = target_lines(rows)[-1]
-    assert not no_wrong_pair.ok and "drops_a_pair" in no_wrong_pair.measured
 
 
 def test_a_class_passed_directly_is_named_after_the_class():
@@ -194,25 +191,12 @@ def test_agent_frames_move_a_little_and_stay_in_the_world():
         assert np.allclose(f[:, 2:] - f[:, :2], frames[0][:, 2:] - frames[0][:, :2])
 
 
-def test_target_lines_read_the_table():
-    def row(scene, structure, kind, total, status="ok"):
-        return {"scene": scene, "n": 100_000, "structure": structure, "kind": kind, "total_ms": total,
-                "status": status}
-
-    rows = [row("random", "uniform_grid", "ours", 10.0), row("random", "cKDTree", "peer", 60.0),
-            row("xline", "sweep_and_prune", "ours", 50.0), row("xline", "shapely.STRtree", "peer", 100.0),
-            row("xline", "cKDTree", "peer", 1.0, status="skipped")]
-    lines = target_lines(rows, scenes=("random", "xline", "yline"))
-    assert [ln.ok for ln in lines] == [True, False, False, True]
-    assert "6.0x" in lines[0].measured and "2.0x" in lines[1].measured
-    assert "not measured" in lines[2].measured
-
 
 def test_predict_extrapolates_from_the_last_two_points():
-    assert _predict([], 1000) == 0.0
-    assert _predict([(100, 0.01)], 1000) == pytest.approx(0.01 * 10 ** 1.3)
-    assert _predict([(100, 0.01), (200, 0.04)], 400) == pytest.approx(0.16)  # quadratic
-    assert _predict([(100, 0.01), (200, 0.01)], 400) == pytest.approx(0.02)  # clamped to linear
+    assert predict_seconds([], 1000) == 0.0
+    assert predict_seconds([(100, 0.01)], 1000) == pytest.approx(0.01 * 10 ** 1.3)
+    assert predict_seconds([(100, 0.01), (200, 0.04)], 400) == pytest.approx(0.16)  # quadratic
+    assert predict_seconds([(100, 0.01), (200, 0.01)], 400) == pytest.approx(0.02)  # clamped to linear
 
 
 def test_cli_rejects_unknown_suites_and_lists():
@@ -283,9 +267,9 @@ def test_corner_only_misses_on_large_boxes():
 
 
 def test_contenders_are_the_predicted_fastest_of_each_kind():
-    from lessons_lib.bench.suites import _contenders, _Entrant
+    from lessons_lib.bench.suites import contenders, Entrant
 
-    es = [_Entrant("a", "ours"), _Entrant("b", "ours"), _Entrant("p", "peer"), _Entrant("q", "peer"),
-          _Entrant("ghost", "peer", unavailable="not installed")]
+    es = [Entrant("a", "ours"), Entrant("b", "ours"), Entrant("p", "peer"), Entrant("q", "peer"),
+          Entrant("ghost", "peer", unavailable="not installed")]
     history = {"a": [(10, 1.0)], "b": [(10, 0.1), (30, 0.3)], "p": [(10, 0.5)], "q": [], "ghost": []}
-    assert _contenders(es, history, 100) == {"b", "p"}
+    assert contenders(es, history, 100) == {"b", "p"}

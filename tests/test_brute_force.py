@@ -1,4 +1,4 @@
-"""Tests of lessons_lib.brute_force: the oracle must itself be right."""
+"""Tests of lessons_lib.structures.brute_force: the oracle must itself be right."""
 from __future__ import annotations
 
 import numpy as np
@@ -16,7 +16,7 @@ from lessons_lib import (
     make_scene,
     pair_test_count,
 )
-from lessons_lib import brute_force as bf_module
+from lessons_lib.structures import brute_force as bf_module
 
 
 def check_pair_array(p: np.ndarray, n: int) -> None:
@@ -153,7 +153,7 @@ def test_compiled_accepts_non_contiguous_and_int_input():
 def test_chunking_does_not_change_the_answer(monkeypatch, cells, name):
     boxes = make_scene(name, 120, seed=2)
     expected = brute_force_pairs(boxes)
-    monkeypatch.setattr(bf_module, "_CHUNK_CELLS", cells)
+    monkeypatch.setattr(bf_module, "CHUNK_CELLS", cells)
     got = brute_force_pairs(boxes)
     check_pair_array(got, len(boxes))
     np.testing.assert_array_equal(got, expected)
@@ -161,12 +161,12 @@ def test_chunking_does_not_change_the_answer(monkeypatch, cells, name):
 
 @given(box_arrays(max_size=30), st.integers(1, 40))
 def test_chunking_property(boxes, cells):
-    old = bf_module._CHUNK_CELLS
-    bf_module._CHUNK_CELLS = cells
+    old = bf_module.CHUNK_CELLS
+    bf_module.CHUNK_CELLS = cells
     try:
         got = brute_force_pairs(boxes)
     finally:
-        bf_module._CHUNK_CELLS = old
+        bf_module.CHUNK_CELLS = old
     check_pair_array(got, len(boxes))
     assert set(map(tuple, got.tolist())) == nested_loop_pairs(boxes)
 

@@ -1,4 +1,4 @@
-"""Packed R-trees (lessons_lib.bulk_rtree): Nearest-X, STR, Hilbert."""
+"""Packed R-trees (lessons_lib.structures.bulk_rtree): Nearest-X, STR, Hilbert."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,7 +7,7 @@ from hypothesis import given, settings
 
 from bp_strategies import box_arrays
 from lessons_lib import SCENES, BulkRTree, RTree, brute_force_pairs, make_scene
-from lessons_lib.bulk_rtree import even_runs, pack_order, str_groups
+from lessons_lib.structures.bulk_rtree import even_runs, pack_order, str_groups
 from tree_helpers import random_sequence
 
 METHODS = ["str", "hilbert", "nearest_x"]
@@ -15,12 +15,12 @@ METHODS = ["str", "hilbert", "nearest_x"]
 
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("scene", SCENES)
-@pytest.mark.parametrize("capacity", [2, 5, 16])
-def test_packed_tree_is_valid_and_exact(method, scene, capacity):
+@pytest.mark.parametrize("max_entries", [2, 5, 16])
+def test_packed_tree_is_valid_and_exact(method, scene, max_entries):
     boxes = make_scene(scene, 300, seed=11)
-    t = BulkRTree.from_boxes(boxes, method=method, capacity=capacity)
+    t = BulkRTree.from_boxes(boxes, method=method, max_entries=max_entries)
     t.check_invariants()
-    assert all(c >= capacity // 2 for c in t.nodes.count[t.nodes.live()[1:]])
+    assert all(c >= max_entries // 2 for c in t.nodes.count[t.nodes.live()[1:]])
     np.testing.assert_array_equal(t.pairs(), brute_force_pairs(boxes))
 
 
@@ -28,21 +28,21 @@ def test_packed_tree_is_valid_and_exact(method, scene, capacity):
 @settings(max_examples=30)
 @given(boxes=box_arrays(max_size=60))
 def test_hypothesis_packing(method, boxes):
-    t = BulkRTree.from_boxes(boxes, method=method, capacity=4)
+    t = BulkRTree.from_boxes(boxes, method=method, max_entries=4)
     t.check_invariants()
     np.testing.assert_array_equal(t.pairs(), brute_force_pairs(boxes))
 
 
 @pytest.mark.parametrize("method", METHODS)
 def test_dynamic_after_packing(method):
-    random_sequence(BulkRTree(method=method, capacity=5), steps=300, seed=3)
-    t = BulkRTree.from_boxes(make_scene("clustered", 200, seed=1), method=method, capacity=6)
+    random_sequence(BulkRTree(method=method, max_entries=5), steps=300, seed=3)
+    t = BulkRTree.from_boxes(make_scene("clustered", 200, seed=1), method=method, max_entries=6)
     random_sequence(t, steps=200, seed=4)
 
 
 def test_packing_fills_nodes_better_than_insertion():
     boxes = make_scene("random", 2000, seed=5)
-    packed = BulkRTree.from_boxes(boxes, capacity=16)
+    packed = BulkRTree.from_boxes(boxes, max_entries=16)
     inserted = RTree.from_boxes(boxes, max_entries=16)
     assert packed.nodes.n_nodes() < 0.8 * inserted.nodes.n_nodes()
     assert packed.quality()[-1].mean_fill > 15
@@ -87,7 +87,7 @@ def test_pack_order_nearest_x_axis():
 
 def test_cleanup_and_update_many_repack():
     boxes = make_scene("random", 400, seed=2)
-    t = BulkRTree.from_boxes(boxes, capacity=8)
+    t = BulkRTree.from_boxes(boxes, max_entries=8)
     for i in range(100, 400):
         t.remove(i)
     t.cleanup()
@@ -101,10 +101,10 @@ def test_cleanup_and_update_many_repack():
 
 @pytest.mark.parametrize("params, exc, pattern", [
     ({"method": "omt"}, ValueError, "method must be one of"),
-    ({"capacity": 1}, ValueError, "capacity must be >= 2, got 1"),
-    ({"capacity": "16"}, TypeError, "capacity must be an integer"),
-    ({"sort_axis": 2}, ValueError, "sort_axis must be 0, 1 or 'variance'"),
-    ({"capacity": 6, "min_entries": 4}, ValueError, "min_entries must be between 1 and 3"),
+    ({"max_entries": 1}, ValueError, "max_entries must be an integer >= 2, got 1"),
+    ({"max_entries": "16"}, ValueError, "max_entries must be an integer"),
+    ({"sort_axis": 2}, ValueError, "sort_axis must be one of 0, 1, .variance."),
+    ({"max_entries": 6, "min_entries": 4}, ValueError, "min_entries must be an integer in 1..3"),
 ])
 def test_parameters(params, exc, pattern):
     with pytest.raises(exc, match=pattern):

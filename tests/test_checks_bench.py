@@ -1,5 +1,4 @@
 """Lesson 11's exercise checks pass the reference, fail the stub, and fail plausible wrong answers."""
-import numpy as np
 import pytest
 
 from lessons_lib.checks import CheckFailed, check_build_share, check_missed_pairs, check_speedup_over_peers

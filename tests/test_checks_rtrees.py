@@ -8,8 +8,8 @@ import pytest
 
 from lessons_lib import checks
 from lessons_lib.checks import CheckFailed
-from lessons_lib.curves import morton_encode
-from lessons_lib.rtree import enlargement, pick_seeds_quadratic
+from lessons_lib.structures.curves import morton_encode
+from lessons_lib.structures.rtree import enlargement, pick_seeds_quadratic
 
 
 def stub(*args):

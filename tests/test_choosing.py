@@ -4,8 +4,8 @@ import math
 import numpy as np
 import pytest
 
-from lessons_lib import choosing
-from lessons_lib.results import load_results, save_results
+from lessons_lib.labs import choosing
+from lessons_lib.data import load_results, save_results
 
 
 def bench_table(tmp_path):

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from lessons_lib.elements import ElementTable
+from lessons_lib.core.elements import ElementTable
 
 BOX = np.array([0.0, 0.0, 1.0, 1.0])
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lessons_lib.freelist import FREE_MARK, FreeList, fl_alloc_block, fl_erase_block, fl_holes
+from lessons_lib.core.freelist import FREE_MARK, FreeList, fl_alloc_block, fl_erase_block, fl_holes
 
 
 def test_insert_erase_reuse():
@@ -89,7 +89,7 @@ def test_errors():
 
 
 def test_free_list_stepper_frames():
-    from lessons_lib.freelist import free_list_stepper
+    from lessons_lib.labs.quadtrees import free_list_stepper
 
     st = free_list_stepper([("insert", 7), ("insert", 8), ("insert", 9), ("erase", 1), ("erase", 0), ("insert", 5)])
     assert len(st) == 7

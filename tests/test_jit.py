@@ -1,4 +1,4 @@
-"""Tests of lessons_lib.jit: plain Python (LESSONS_JIT=0) gives exactly the compiled results."""
+"""Tests of lessons_lib.core.jit: plain Python (LESSONS_JIT=0) gives exactly the compiled results."""
 from __future__ import annotations
 
 import json
@@ -13,7 +13,7 @@ import pytest
 
 import lessons_lib
 from lessons_lib import JIT_ENABLED, STRUCTURES, jit_status, make_scene
-from lessons_lib.jit import njit
+from lessons_lib.core.jit import njit
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -118,11 +118,11 @@ def test_results_are_not_trivial(plain_python):
 
 
 def test_switch_spellings_and_plain_njit():
-    """One interpreter re-reads LESSONS_JIT by reloading lessons_lib.jit (never done in process)."""
+    """One interpreter re-reads LESSONS_JIT by reloading lessons_lib.core.jit (never done in process)."""
     code = textwrap.dedent(
         """
         import importlib, os
-        import lessons_lib.jit as jit
+        import lessons_lib.core.jit as jit
 
         def f(x):
             return x + 1

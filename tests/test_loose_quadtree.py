@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from bp_strategies import box_arrays, filter_query, nested_loop_pairs
 from loose_helpers import check_against, run_sequence
 from lessons_lib import SCENES, LooseQuadtree, Quadtree, brute_force_pairs, make_scene
-from lessons_lib.loose_quadtree import EMPTY_RECT, f32_down, f32_up
+from lessons_lib.structures.loose_bounds import EMPTY_RECT, f32_down, f32_up
 
 PARAMS = [(1, 0), (1, 3), (2, 5), (4, 6), (8, 8)]
 

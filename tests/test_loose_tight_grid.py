@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from bp_strategies import box_arrays, filter_query, nested_loop_pairs
 from loose_helpers import check_against, run_sequence
 from lessons_lib import SCENES, LooseTightGrid, brute_force_pairs, make_scene
-from lessons_lib.loose_quadtree import EMPTY_RECT
+from lessons_lib.structures.loose_bounds import EMPTY_RECT
 
 FACTORS = [1, 2, 4, 7]
 
@@ -178,7 +178,7 @@ def _giant_scene():
 
 
 def test_pairs_split_near_elements_and_giants():
-    from lessons_lib.loose_tight_grid import _is_near
+    from lessons_lib.structures.loose_tight_grid import is_near
 
     boxes = _giant_scene()
     bp = LooseTightGrid.from_boxes(boxes, world=[0, 0, 800, 600])
@@ -188,7 +188,7 @@ def test_pairs_split_near_elements_and_giants():
     # A change marks the layout stale; the next pairs() lays it out again (and it is checked again).
     bp.update(3, [300, 300, 500, 420])  # a small element becomes a giant ...
     world_sized = len(boxes) - 6
-    assert not _is_near(*boxes[world_sized], 0, bp.cols, *bp.world[:2], bp.cell_size)
+    assert not is_near(*boxes[world_sized], 0, bp.cols, *bp.world[:2], bp.cell_size)
     bp.update(world_sized, [10, 10, 12, 12])  # ... and a giant a small element
     boxes[3], boxes[world_sized] = [300, 300, 500, 420], [10, 10, 12, 12]
     assert not bp._split_ok
@@ -210,7 +210,7 @@ def test_touching_across_the_near_limit():
 
 
 def test_pairs_core_output_trusted_only_below_its_size():
-    from lessons_lib.loose_tight_grid import _pairs_core
+    from lessons_lib.structures.loose_tight_grid import pairs_core
 
     boxes = _giant_scene()
     bp = LooseTightGrid.from_boxes(boxes, world=[0, 0, 800, 600])
@@ -220,13 +220,13 @@ def test_pairs_core_output_trusted_only_below_its_size():
     args = (bp.start, bp.px0, bp.py0, bp.px1, bp.py1, bp.ps, bp.srect, bp.g0, cols, rows, ox, oy, inv, *sweep,
             np.empty(big, np.int64), np.empty(3 * big, np.int64))
     marks = np.zeros(2, np.int64)
-    m, tests = _pairs_core(*args, np.empty((100_000, 2), np.int32), marks)
+    m, tests = pairs_core(*args, np.empty((100_000, 2), np.int32), marks)
     ref = {tuple(p) for p in brute_force_pairs(boxes).tolist()}
     assert m == len(ref) > 0 and tests >= m
     assert 0 < marks[0] < marks[1] < m  # the giants' rows against near elements, then the giants' sweep
     for size in (0, 1, m // 3, m - 1, m, m + 1):  # full early, late, exactly, not at all
         out = np.empty((size, 2), np.int32)
-        assert _pairs_core(*args, out, marks) == (m, tests)
+        assert pairs_core(*args, out, marks) == (m, tests)
         if size > m:  # below the size: every row is a real pair
             assert {tuple(sorted(p)) for p in out[:m].tolist()} == ref
     bp._pair_hint = 5  # the wrapper's second run

@@ -1,10 +1,10 @@
-"""The shipped Natural Earth extract and the city-in-country join (lessons_lib.natural_earth)."""
+"""The shipped Natural Earth extract and the city-in-country join (lessons_lib.labs.natural_earth)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from lessons_lib.natural_earth import cities_in_countries, load_cities, load_countries, point_in_rings
+from lessons_lib.labs.natural_earth import cities_in_countries, load_cities, load_countries, point_in_rings
 
 
 def test_files_load():

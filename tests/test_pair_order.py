@@ -1,4 +1,4 @@
-"""lessons_lib.pair_order: canonical_pairs equals normalize_pairs of the ids, whatever the id -> slot map."""
+"""lessons_lib.core.pair_order: canonical_pairs equals normalize_pairs of the ids, whatever the id -> slot map."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lessons_lib.elements import ElementTable
-from lessons_lib.pair_order import canonical_pairs, normalize_pairs
+from lessons_lib.core.elements import ElementTable
+from lessons_lib.core.pair_order import canonical_pairs, normalize_pairs
 
 
 def table(ids, holes=()):

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from bp_strategies import box_arrays, filter_query, lattice_box, nested_loop_pairs
 from loose_helpers import run_sequence
 from lessons_lib import SCENES, PointGrid, brute_force_pairs, make_scene
-from lessons_lib.point_grid import half_sizes
+from lessons_lib.structures.point_grid import half_sizes
 
 
 @pytest.mark.parametrize("scene", SCENES)

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from bp_strategies import box_arrays, filter_query, model_pairs, nested_loop_pairs
 from lessons_lib import SCENES, NaiveQuadtree, Quadtree, brute_force_pairs, make_scene
-from lessons_lib.naive_quadtree import child_rects
-from lessons_lib.quadtree import BRANCH, cell_of, morton_code
+from lessons_lib.structures.naive_quadtree import child_rects
+from lessons_lib.structures.quadtree import BRANCH, cell_of, morton_code
 
 TREES = [NaiveQuadtree, Quadtree]
 by_tree = pytest.mark.parametrize("cls", TREES, ids=lambda c: c.__name__)
@@ -418,14 +418,14 @@ def test_pairs_walk_regrows_its_output_when_the_guess_is_short(copies):
 
 
 def test_pairs_core_output_trusted_only_below_its_size():
-    from lessons_lib.quadtree import _pairs_core
+    from lessons_lib.structures.quadtree import pairs_core
 
     boxes = make_scene("random", 400, seed=8)
     qt = Quadtree.from_boxes(boxes, capacity=8, max_depth=5)
     big = int(max(16, qt.nodes[:, 1].max()))
     scratch = (np.empty((3 * qt.max_depth + 1, 5), np.int64), np.empty((big, 4)), np.empty(big, np.int64),
                np.empty((big, 2), np.int64))
-    run = lambda out: _pairs_core(qt.nodes, qt.enodes, qt.elements.boxes, *qt._args(), *scratch, out)
+    run = lambda out: pairs_core(qt.nodes, qt.enodes, qt.elements.boxes, *qt._args(), *scratch, out)
     m = run(np.empty((10_000, 2), np.int64))
     ref = {tuple(sorted(p)) for p in brute_force_pairs(boxes).tolist()}
     assert m == len(ref) > 0

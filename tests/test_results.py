@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from lessons_lib.results import load_results, save_results
+from lessons_lib.data import load_results, save_results
 
 
 def test_round_trip(tmp_path):

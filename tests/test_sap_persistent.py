@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 import test_base as tb
 from bp_strategies import filter_query, model_pairs
 from lessons_lib import SCENES, STRUCTURES, brute_force_pairs, make_scene
-from lessons_lib.sweep_and_prune import SweepAndPrune, _key_hash
+from lessons_lib.structures.sweep_and_prune import SweepAndPrune, pair_key_hash
 from test_sweep_and_prune import check_invariants, inversions, on_lattice
 
 
@@ -53,7 +53,7 @@ def check_pp(bp: SweepAndPrune, boxes_by_id=None) -> None:
     assert set(bp.tkeys[occupied].tolist()) == set(keys.tolist())
     np.testing.assert_array_equal(keys[bp.tvals[occupied]], bp.tkeys[occupied])
     for i in occupied.tolist():  # linear probing: no empty entry between a key's home and its place
-        j = int(_key_hash(int(bp.tkeys[i]), cap - 1))
+        j = int(pair_key_hash(int(bp.tkeys[i]), cap - 1))
         while j != i:
             assert bp.tkeys[j] != -1
             j = (j + 1) & (cap - 1)
@@ -340,7 +340,7 @@ SMALL_RUN = """
 import numpy as np
 import lessons_lib
 from lessons_lib import make_scene
-from lessons_lib.sweep_and_prune import SweepAndPrune
+from lessons_lib.structures.sweep_and_prune import SweepAndPrune
 
 rng = np.random.default_rng(3)
 boxes = make_scene("random", 150, seed=5)

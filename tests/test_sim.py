@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from lessons_lib import STRUCTURES, brute_force_pairs
-from lessons_lib.sim import (
+from lessons_lib.labs.sim import (
     AGENT_RGB,
     BACKGROUND_RGB,
     CONTACT_RGB,
@@ -285,7 +285,7 @@ def test_bad_structure_type_and_render_width():
 def test_plain_python_matches_compiled():
     script = textwrap.dedent("""
         import json
-        from lessons_lib.sim import Simulation
+        from lessons_lib.labs.sim import Simulation
         sim = Simulation(60, seed=9, fill=0.3, speed=1.0)
         sim.run(15)
         img = sim.render(40, regions=True)
@@ -304,7 +304,7 @@ def test_plain_python_matches_compiled():
 
 # -- the live player, without a browser ----------------------------------------------
 def test_player_builds_and_steps():
-    from lessons_lib.sim_widget import SimulationPlayer, png_bytes
+    from lessons_lib.labs.sim_player import SimulationPlayer, png_bytes
 
     player = SimulationPlayer(300, structure="uniform_grid", width=160)
     player.step(3)
@@ -331,7 +331,7 @@ def test_player_builds_and_steps():
 
 
 def test_player_bad_parameters():
-    from lessons_lib.sim_widget import SimulationPlayer
+    from lessons_lib.labs.sim_player import SimulationPlayer
 
     with pytest.raises(ValueError, match="unknown structure"):
         SimulationPlayer(100, structure="nope")

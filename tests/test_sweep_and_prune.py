@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 from bp_strategies import any_box, box_arrays, filter_query, lattice_box, model_pairs
 from lessons_lib import SCENES, STRUCTURES, brute_force_pairs, make_scene
-from lessons_lib import sweep_lesson as sl
-from lessons_lib.sweep_and_prune import (
+from lessons_lib.labs import sweep as sl
+from lessons_lib.structures.sweep_and_prune import (
     SweepAndPrune,
     endpoints_sorted,
     insertion_sort_endpoints,
@@ -208,11 +208,11 @@ def test_update_moves_far_past_its_own_other_endpoint():
 # Bad input
 # --------------------------------------------------------------------------
 @pytest.mark.parametrize("params, pattern", [
-    ({"axis": 2}, "axis must be 0"),
-    ({"axis": -1}, "axis must be 0"),
-    ({"axis": True}, "axis must be 0"),
-    ({"axis": "x"}, "axis must be 0"),
-    ({"axis": 0.0}, "axis must be 0"),
+    ({"axis": 2}, "axis must be one of 0, 1"),
+    ({"axis": -1}, "axis must be one of 0, 1"),
+    ({"axis": True}, "axis must be one of 0, 1"),
+    ({"axis": "x"}, "axis must be one of 0, 1"),
+    ({"axis": 0.0}, "axis must be one of 0, 1"),
     ({"incremental": "yes"}, "incremental must be True or False"),
     ({"incremental": 1}, "incremental must be True or False"),
 ])
@@ -388,8 +388,8 @@ PLAIN_PYTHON_DENSE = """
 import numpy as np
 import lessons_lib
 from lessons_lib import brute_force_pairs
-from lessons_lib.quadtree import Quadtree
-from lessons_lib.sweep_and_prune import SweepAndPrune
+from lessons_lib.structures.quadtree import Quadtree
+from lessons_lib.structures.sweep_and_prune import SweepAndPrune
 
 assert lessons_lib.JIT_ENABLED is False
 rng = np.random.default_rng(5)

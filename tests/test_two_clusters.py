@@ -1,4 +1,4 @@
-"""Tests of lessons_lib.two_clusters: the split is safe, the pairs are right, the counts add up."""
+"""Tests of lessons_lib.labs.two_clusters: the split is safe, the pairs are right, the counts add up."""
 from __future__ import annotations
 
 import math
@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from bp_strategies import box_arrays, lattice_box
 from lessons_lib import SCENES, brute_force_pairs, make_scene, pair_test_count, split_two_clusters, two_cluster_pairs
-from lessons_lib.two_clusters import ClusterSplit, axis_of_larger_variance
+from lessons_lib.geometry import axis_of_larger_variance
+from lessons_lib.labs.two_clusters import ClusterSplit
 
 axes = st.sampled_from([None, 0, 1])
 

@@ -1,4 +1,4 @@
-"""Tests of lessons_lib.uniform_grid, and of what every grid of lessons 02-03 must do.
+"""Tests of lessons_lib.structures.uniform_grid, and of what every grid of lessons 02-03 must do.
 
 The first part runs on the three grids (uniform, hierarchical, hash) with
 parameters chosen to stress them (tiny and huge cells, tiny tables, the bad
@@ -16,18 +16,10 @@ from hypothesis import strategies as st
 
 from bp_strategies import FAR, box_arrays, filter_query, lattice_box, model_pairs, nested_loop_pairs
 from grid_invariants import check_grid
-from lessons_lib import (
-    JIT_ENABLED,
-    SCENES,
-    HierarchicalGrid,
-    SpatialHash,
-    UniformGrid,
-    brute_force_pairs,
-    corner_only_pairs,
-    make_scene,
-    suggest_cell_size,
-)
-from lessons_lib.uniform_grid import DEFAULT_MAX_CELLS, corner_cells, grid_pair_tests, grid_shape, typical_box_size
+from lessons_lib import JIT_ENABLED, SCENES, HierarchicalGrid, SpatialHash, UniformGrid, brute_force_pairs, make_scene, suggest_cell_size
+from lessons_lib.labs.grids import corner_only_pairs
+from lessons_lib.structures.uniform_grid import DEFAULT_MAX_CELLS, grid_shape, typical_box_size
+from lessons_lib.labs.grids import corner_cells, grid_pair_tests
 
 WORLD = [0.0, 0.0, 100.0, 100.0]
 
@@ -262,8 +254,8 @@ def test_pairs_reported_once_from_multi_cell_boxes():
     ({"cell_size": True}, "cell_size must be a positive number"),
     ({"cell_size": 0.001}, r"more than max_cells=4,194,304 cells"),
     ({"cell_size": 1.0, "max_cells": 100}, r"more than max_cells=100 cells"),
-    ({"max_cells": 0}, "max_cells must be a positive integer"),
-    ({"max_cells": 2.5}, "max_cells must be a positive integer"),
+    ({"max_cells": 0}, "max_cells must be an integer >= 1"),
+    ({"max_cells": 2.5}, "max_cells must be an integer"),
 ])
 def test_bad_parameters(kwargs, pattern):
     with pytest.raises(ValueError, match=pattern):
@@ -356,7 +348,7 @@ def test_corner_only_is_right_when_boxes_fit_in_a_cell(boxes):
 # Lesson helpers (grid_lab)
 # --------------------------------------------------------------------------
 def test_cell_size_sweep():
-    from lessons_lib.grid_lab import cell_size_sweep
+    from lessons_lib.labs.grids import cell_size_sweep
 
     boxes = make_scene("random", 300, seed=0)
     sw = cell_size_sweep(boxes, [8, 32, 800], repeat=1)
@@ -372,7 +364,7 @@ def test_insert_stepper_and_draw_grid():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from lessons_lib.grid_lab import draw_grid, insert_stepper
+    from lessons_lib.labs.grids import draw_grid, insert_stepper
 
     boxes = np.array([[10.0, 10, 30, 25], [25, 20, 50, 50], [70, 5, 75, 110]])
     st_ = insert_stepper(boxes, cell_size=40, world=[0, 0, 160, 120])

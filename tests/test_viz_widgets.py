@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 
 from lessons_lib import STRUCTURES, make_scene
 from lessons_lib.base import BroadPhase
-from lessons_lib.brute_force import brute_force_pairs
+from lessons_lib.structures.brute_force import brute_force_pairs
 from lessons_lib.viz import (
     FRAME_BUDGETS_MS,
     X_LABEL,
@@ -26,7 +26,7 @@ from lessons_lib.viz import (
     frame_budget_lines,
     set_world,
 )
-from lessons_lib.widgets import Snapshot, Stepper, _changes
+from lessons_lib.widgets import Stepper, snapshot_changes
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -261,16 +261,16 @@ def test_snapshots_are_copies_not_views():
 def test_changes_between_snapshots():
     bp = LazyGrid(world=WORLD)
     s = Stepper.from_operations(bp, OPS[:6])
-    ch = _changes(s.frame(0), s.frame(1))  # first insert: cells (0, 0) and (0, 1) appear
+    ch = snapshot_changes(s.frame(0), s.frame(1))  # first insert: cells (0, 0) and (0, 1) appear
     assert ch.hot.tolist() == [True] and ch.new_regions.sum() == 2 and len(ch.freed[0]) == 0
-    ch = _changes(s.frame(2), s.frame(3))  # insert id 2: 2 x 3 new cells
+    ch = snapshot_changes(s.frame(2), s.frame(3))  # insert id 2: 2 x 3 new cells
     assert ch.hot.tolist() == [False, False, True] and ch.new_regions.sum() == 6
-    ch = _changes(s.frame(3), s.frame(4))  # update id 0: old place ghosted, lands in id 2's cells
+    ch = snapshot_changes(s.frame(3), s.frame(4))  # update id 0: old place ghosted, lands in id 2's cells
     assert ch.hot.tolist() == [True, False, False] and ch.ghosts.tolist() == [[10, 10, 30, 30]]
     assert ch.new_regions.sum() == 0
-    ch = _changes(s.frame(4), s.frame(5))  # remove id 1: ghost, regions kept until cleanup
+    ch = snapshot_changes(s.frame(4), s.frame(5))  # remove id 1: ghost, regions kept until cleanup
     assert not ch.hot.any() and ch.ghosts.tolist() == [[20, 20, 40, 40]] and len(ch.freed[0]) == 0
-    ch = _changes(s.frame(5), s.frame(6))  # cleanup frees the 2 x 2 cells of id 1 and old id 0
+    ch = snapshot_changes(s.frame(5), s.frame(6))  # cleanup frees the 2 x 2 cells of id 1 and old id 0
     assert ch.new_regions.sum() == 0 and ch.freed[1].tolist() == [1, 1, 1, 1]
     png = s.png(6)  # freed regions are drawn (dashed) without error
     assert png.startswith(PNG_MAGIC)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import pathlib
-import re
 import sys
 
 import nbformat

@@ -6,8 +6,6 @@ reference, and prints figures and ratios; it fails nothing on timing.
 
 Pieces
 ------
-:func:`median_time`
-    Median wall time of repeated calls.
 :func:`measure`
     Build (``from_boxes``) and ``pairs()`` times of one structure on one scene,
     with the pair count and ``memory_bytes()`` per box.
@@ -16,39 +14,26 @@ Pieces
     ``pairs()``.
 :mod:`lessons_lib.bench.peers`
     The libraries people use, timed the same way (``scipy.spatial.cKDTree``).
-Targets
-    Each lesson's speed and memory goals live in a module
-    ``lessons_lib/bench/targets_<topic>.py`` that decorates functions with
-    :func:`target`. A target function returns a list of :class:`Line` (what was
-    measured, the figure, the goal, met or not); ``python -m lessons_lib.bench``
-    runs all of them, or those whose name contains ``--only TEXT``.
+
+The course's own speed and memory goals are not part of the package: they live
+in the top-level ``benchmarks/`` folder (``python -m benchmarks``), which uses
+this harness.
 """
 from __future__ import annotations
 
-import importlib
-import pkgutil
-import platform
 import statistics
-import time
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
 from ..base import STRUCTURES, BroadPhase
-from ..scenes import make_scene, scale_to
+from ..scenes import moved
+from ..timing import median_time
 
 __all__ = [
-    "Line",
     "Measurement",
-    "TARGETS",
-    "machine_info",
     "measure",
     "measure_moving",
-    "median_time",
-    "moved",
-    "scaled_scene",
-    "target",
 ]
 
 
@@ -75,62 +60,8 @@ class Measurement:
                 f"  total {1e3 * self.total_s:8.1f} ms  {self.pairs:>9,} pairs{mem}")
 
 
-@dataclass
-class Line:
-    """One checked goal: ``measured`` compared with ``goal`` (``ok`` says if it is met)."""
-
-    what: str
-    measured: str
-    goal: str
-    ok: bool
-
-    def row(self) -> str:
-        return f"  [{'met ' if self.ok else 'MISS'}] {self.what}: {self.measured} (goal: {self.goal})"
 
 
-#: name -> function returning a list of Line; filled by the targets_* modules.
-TARGETS: dict[str, Callable[[], list[Line]]] = {}
-
-
-def target(name: str):
-    """Register a benchmark target function under ``name``."""
-
-    def deco(fn):
-        TARGETS[name] = fn
-        return fn
-
-    return deco
-
-
-def machine_info() -> str:
-    """One line: processor, cores, Python and numpy/numba versions."""
-    from ..jit import jit_status
-    import os
-
-    return (f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
-            f"{platform.python_version()}, numpy {np.__version__}; {jit_status()}")
-
-
-def median_time(fn: Callable[[], object], repeat: int = 3) -> tuple[float, object]:
-    """Run ``fn()`` ``repeat`` times; return (median seconds, last result)."""
-    times, result = [], None
-    for _ in range(max(1, repeat)):
-        t0 = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), result
-
-
-def scaled_scene(name: str, n: int, seed: int = 0) -> np.ndarray:
-    """Scene ``name`` with ``n`` boxes in the world :func:`scale_to` gives (the article's density)."""
-    return make_scene(name, n, seed=seed, world=scale_to(n))
-
-
-def moved(boxes: np.ndarray, step: float = 1.0, seed: int = 1) -> np.ndarray:
-    """Every box shifted by a random vector of length <= ``step`` units (one frame of motion)."""
-    rng = np.random.default_rng(seed)
-    d = rng.uniform(-step, step, size=(len(boxes), 2)) / np.sqrt(2)
-    return boxes + np.column_stack([d, d])
 
 
 def _structure(structure) -> type[BroadPhase]:
@@ -177,10 +108,3 @@ def measure_moving(structure, boxes: np.ndarray, *, step: float = 1.0, label: st
     return Measurement(label or f"{cls.name} (move + pairs)", len(boxes), 0.0,
                        statistics.median(pairs_times), len(pairs), bp.memory_bytes() / max(1, len(boxes)),
                        update_s=statistics.median(update_times))
-
-
-def load_targets() -> None:
-    """Import every ``targets_*`` module of this package so their targets register."""
-    for info in pkgutil.iter_modules(__path__):
-        if info.name.startswith("targets_"):
-            importlib.import_module(f"{__name__}.{info.name}")

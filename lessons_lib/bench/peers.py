@@ -88,7 +88,7 @@ def rtree_insert_one_by_one(boxes):
     """Insert boxes one by one into an ``rtree.index.Index`` (libspatialindex); return the index.
 
     ``idx.insert(i, (xmin, ymin, xmax, ymax))`` for each row, in order: the
-    same loop as inserting into our :class:`~lessons_lib.rtree.RTree`.
+    same loop as inserting into our :class:`~lessons_lib.structures.rtree.RTree`.
     """
     try:
         from rtree import index

@@ -1,7 +1,7 @@
 """Reading and drawing the suites' stored results (lesson 11).
 
 The suites (:mod:`lessons_lib.bench.suites`) write ``data/results/bench_*.csv``;
-these helpers turn a loaded table (:func:`lessons_lib.results.load_results`)
+these helpers turn a loaded table (:func:`lessons_lib.data.load_results`)
 into the lesson's figures and small tables. Only rows with status ``"ok"`` are
 ever used for a time: a ``FAILED`` row's time measures a wrong answer.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..results import Results
+from ..data import Results
 
 __all__ = [
     "article_claims",
@@ -132,7 +132,7 @@ def _verdict(good: int, total: int) -> str:
 
 
 def article_claims(table: Results, n: int = 2000) -> list[dict]:
-    """The article's conclusions (magley 2026, seed ``003_949342aaa7896f4f.txt``) read against our article suite.
+    """The article's conclusions ([magley2026]) read against our article suite.
 
     Returns rows ``claim``, ``measured`` (our numbers) and ``verdict``:
     ``"holds"``, ``"partly"``, ``"does not hold"`` or ``"not measured"`` (the
@@ -231,10 +231,10 @@ def corner_only_misses(scenes=("random", "large_boxes", "xline", "yline", "true_
     50 as in one version of the article's code); pairs that meet only in a cell
     where neither box has a corner are lost.
     """
-    from ..brute_force import compiled_brute_force_pairs
+    from ..structures.brute_force import compiled_brute_force_pairs
     from ..geometry import ARTICLE_WORLD
     from ..scenes import make_scene
-    from ..uniform_grid import corner_only_pairs
+    from ..labs.grids import corner_only_pairs
 
     rows = []
     for scene in scenes:

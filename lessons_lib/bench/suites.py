@@ -25,12 +25,12 @@ budget is skipped with a note, and so is every larger ``n`` once a case ran over
 it. A structure that cannot take a scene (its constructor raises ``ValueError``,
 e.g. a grid of points for boxes larger than its bound) is ``skipped`` with the
 reason. Results go to ``data/results/bench_<suite>.csv`` through
-:func:`lessons_lib.results.save_results` (machine, versions and date included).
+:func:`lessons_lib.data.save_results` (machine, versions and date included).
 
 Suites
 ------
 ``article``
-    The five placements of magley's article (seed ``003_949342aaa7896f4f.txt``)
+    The five placements of magley's article [magley2026]
     in its 800 x 600 world at n = 10, 100, 500, 1000, 2000, as the article ran them.
 ``scaled``
     Those placements plus ``clustered`` and ``mixed_sizes`` in the world
@@ -41,10 +41,9 @@ Suites
     per frame, ``update_many`` then ``pairs()``; peers, which cannot move an
     element, rebuild every frame.
 
-The issue's targets (:func:`target_lines`): at n = 100,000 on ``random``,
-``clustered``, ``xline`` and ``yline`` (scaled), the fastest lessons_lib
-structure at least 5x faster than the fastest peer, build included, and no
-wrong pair anywhere.
+Headline cases (:data:`HEADLINE_SCENES` at :data:`HEADLINE_N`, scaled suite):
+the fastest structure and the fastest peer both get a longer time budget there,
+so that lesson 11 can compare them.
 """
 from __future__ import annotations
 
@@ -59,13 +58,14 @@ from typing import Callable, Iterable, Mapping
 import numpy as np
 
 from ..base import STRUCTURES, BroadPhase
-from ..brute_force import compiled_brute_force_pairs
+from ..structures.brute_force import compiled_brute_force_pairs
 from ..scenes import ARTICLE_SCENES, SCENES, make_scene, scale_to
-from . import Line
 from .peers import PEERS, Peer
 
 __all__ = [
     "BRUTE_MAX",
+    "HEADLINE_N",
+    "HEADLINE_SCENES",
     "COLUMNS",
     "DYNAMIC_COLUMNS",
     "REFERENCE_ORDER",
@@ -76,7 +76,6 @@ __all__ = [
     "run_dynamic",
     "run_suite",
     "save_suite",
-    "target_lines",
 ]
 
 #: Columns of ``bench_article.csv`` and ``bench_scaled.csv``, in order.
@@ -93,10 +92,9 @@ BRUTE_MAX = 10_000
 REFERENCE_ORDER = ("sweep_and_prune", "uniform_grid", "spatial_hash", "quadtree", "kdtree", "bulk_rtree")
 #: A run longer than this (seconds) is not repeated: at that length one run is a steady measurement.
 SINGLE_RUN_S = 1.0
-#: The issue's targets.
-TARGET_SCENES = ("random", "clustered", "xline", "yline")
-TARGET_N = 100_000
-TARGET_SPEEDUP = 5.0
+#: The headline comparison of lesson 11: fastest structure vs fastest peer on these scaled scenes at this n.
+HEADLINE_SCENES = ("random", "clustered", "xline", "yline")
+HEADLINE_N = 100_000
 
 
 @dataclass(frozen=True)
@@ -124,8 +122,8 @@ class Suite:
         ``ns[-1]`` (memory).
     frames : int
         Dynamic suite only: frames timed per case (after ``warmup`` untimed ones).
-    target_budget_factor : float
-        At the targets' cases (scaled suite, n = 100,000 on the targets' scenes)
+    headline_budget_factor : float
+        At the headline cases (scaled suite, n = 100,000 on the targets' scenes)
         the fastest of ours and the fastest peer so far get this many times the
         budget, even if they were over it at a smaller n: the comparison needs
         a time from each side.
@@ -143,7 +141,7 @@ class Suite:
     frames: int = 20
     warmup: int = 2
     step: float = 1.0
-    target_budget_factor: float = 8.0
+    headline_budget_factor: float = 8.0
 
     def scene(self, scene: str, n: int, seed: int = 0) -> np.ndarray:
         """The boxes of one case."""
@@ -163,7 +161,7 @@ SUITES: dict[str, Suite] = {
 # Entrants: our structures and the peers, behind one small interface
 # --------------------------------------------------------------------------
 @dataclass
-class _Entrant:
+class Entrant:
     name: str
     kind: str  # "ours" or "peer"
     cls: type[BroadPhase] | None = None
@@ -171,7 +169,7 @@ class _Entrant:
     unavailable: str = ""  # reason the entrant cannot run at all (peer not installed)
 
 
-def _entrants(structures, peers) -> list[_Entrant]:
+def _entrants(structures, peers) -> list[Entrant]:
     """Resolve ``structures`` (None = the registry now; names; classes; or a name -> class mapping) and ``peers``."""
     if structures is None:
         items = list(STRUCTURES.items())
@@ -189,7 +187,7 @@ def _entrants(structures, peers) -> list[_Entrant]:
                 items.append((s.name if registered else s.__name__, s))
             else:
                 raise TypeError(f"structures must be names or BroadPhase subclasses, got {s!r}")
-    out = [_Entrant(name, "ours", cls=cls) for name, cls in items]
+    out = [Entrant(name, "ours", cls=cls) for name, cls in items]
     if peers is True or peers is None:
         chosen = list(PEERS.values())
     elif peers is False:
@@ -204,25 +202,25 @@ def _entrants(structures, peers) -> list[_Entrant]:
             else:
                 raise ValueError(f"unknown peer {p!r}; known: {', '.join(PEERS)}")
     for p in chosen:
-        out.append(_Entrant(p.name, "peer", peer=p,
+        out.append(Entrant(p.name, "peer", peer=p,
                             unavailable="" if p.available() else
                             f"not installed ({p.module}): pip install -e .[peers]"))
     return out
 
 
-def _build(e: _Entrant, boxes: np.ndarray, prepared):
+def _build(e: Entrant, boxes: np.ndarray, prepared):
     if e.kind == "ours":
         return e.cls.from_boxes(boxes)
     return e.peer.build(boxes, prepared)
 
 
-def _pairs(e: _Entrant, index, boxes, prepared) -> np.ndarray:
+def _pairs(e: Entrant, index, boxes, prepared) -> np.ndarray:
     if e.kind == "ours":
         return index.pairs()
     return e.peer.pairs(index, boxes, prepared)
 
 
-def _warm(e: _Entrant) -> None:
+def _warm(e: Entrant) -> None:
     """Compile (or load from numba's cache) the entrant's kernels on a tiny scene, so no timing includes it."""
     boxes = make_scene("random", 64, seed=3)
     try:
@@ -322,7 +320,7 @@ def _fmt_row(r: dict) -> str:
 # --------------------------------------------------------------------------
 # Budget: extrapolate from the smaller n of the same scene
 # --------------------------------------------------------------------------
-def _predict(history: list[tuple[int, float]], n: int) -> float:
+def predict_seconds(history: list[tuple[int, float]], n: int) -> float:
     """Seconds one run should take at ``n``, from (n, seconds) measured before on the same scene (0 if none).
 
     The growth exponent is taken from the last two points (clamped to [1, 2.2]:
@@ -340,13 +338,13 @@ def _predict(history: list[tuple[int, float]], n: int) -> float:
     return t1 * (n / n1) ** k
 
 
-def _contenders(entrants, history, n: int) -> set[str]:
-    """The entrant of each kind (ours, peer) predicted fastest at ``n`` (the targets' rivals)."""
+def contenders(entrants, history, n: int) -> set[str]:
+    """The entrant of each kind (ours, peer) predicted fastest at ``n`` (the headline rivals)."""
     best = {}
     for e in entrants:
         if e.unavailable or not history[e.name]:
             continue
-        guess = _predict(history[e.name], n)
+        guess = predict_seconds(history[e.name], n)
         if e.kind not in best or guess < best[e.kind][0]:
             best[e.kind] = (guess, e.name)
     return {name for _, name in best.values()}
@@ -363,7 +361,7 @@ def _row(suite, scene, n, e, **values) -> dict:
 # --------------------------------------------------------------------------
 # Static suites (article, scaled)
 # --------------------------------------------------------------------------
-def _run_case(e: _Entrant, boxes: np.ndarray, ref: np.ndarray, repeat: int, budget_s: float) -> dict:
+def _run_case(e: Entrant, boxes: np.ndarray, ref: np.ndarray, repeat: int, budget_s: float) -> dict:
     """Build + pairs up to ``repeat`` times within ``budget_s``; check the first result against ``ref``."""
     with _no_gc():
         return _run_case_inner(e, boxes, ref, repeat, budget_s)
@@ -387,7 +385,7 @@ def _settle() -> None:
     gc.freeze()
 
 
-def _run_case_inner(e: _Entrant, boxes: np.ndarray, ref: np.ndarray, repeat: int, budget_s: float) -> dict:
+def _run_case_inner(e: Entrant, boxes: np.ndarray, ref: np.ndarray, repeat: int, budget_s: float) -> dict:
     prepared = e.peer.prepare(boxes) if e.kind == "peer" and e.peer.prepare else None
     builds, pairs_t, status, note, count, mem = [], [], "ok", "", -1, math.nan
     spent = 0.0
@@ -511,14 +509,14 @@ def run_suite(suite: str | Suite, *, structures=None, peers=True, max_n: int | N
                 boxes = s.scene(scene, n, seed)
                 ref_pairs, ref_name, by_brute = None, "", False
                 contenders = set()
-                if s.scaled and scene in TARGET_SCENES and n == TARGET_N:
-                    contenders = _contenders(entrants, history, n)
+                if s.scaled and scene in HEADLINE_SCENES and n == HEADLINE_N:
+                    contenders = contenders(entrants, history, n)
                 for e in entrants:
                     label = f"{scene} n={n:,} {e.name}"
                     row = None
                     case_budget = budget_s
-                    if e.name in contenders:  # the targets' comparison needs a time from each side
-                        case_budget = budget_s * s.target_budget_factor
+                    if e.name in contenders:  # the headline comparison needs a time from each side
+                        case_budget = budget_s * s.headline_budget_factor
                         stopped.pop(e.name, None)
                     if e.unavailable:
                         row = _row(s.name, scene, n, e, status="skipped", note=e.unavailable)
@@ -534,7 +532,7 @@ def run_suite(suite: str | Suite, *, structures=None, peers=True, max_n: int | N
                                    note=f"n = {n:,} only for entrants under {1e3 * s.big_max_s:g} ms "
                                         f"at n = {ns[-1]:,}")
                     else:
-                        guess = _predict(history[e.name], n)
+                        guess = predict_seconds(history[e.name], n)
                         if guess > case_budget:
                             row = _row(s.name, scene, n, e, status="skipped",
                                        note=f"predicted {guess:.1f} s per run > budget {case_budget:g} s")
@@ -607,13 +605,13 @@ def agent_frames(scene: str, n: int, frames: int, *, step: float = 1.0, seed: in
     return out
 
 
-def _run_moving(e: _Entrant, frames: list[np.ndarray], refs: list[np.ndarray], warmup: int,
+def _run_moving(e: Entrant, frames: list[np.ndarray], refs: list[np.ndarray], warmup: int,
                 budget_s: float) -> dict:
     with _no_gc():
         return _run_moving_inner(e, frames, refs, warmup, budget_s)
 
 
-def _run_moving_inner(e: _Entrant, frames: list[np.ndarray], refs: list[np.ndarray], warmup: int,
+def _run_moving_inner(e: Entrant, frames: list[np.ndarray], refs: list[np.ndarray], warmup: int,
                       budget_s: float) -> dict:
     ids = np.arange(len(frames[0]), dtype=np.int64)
     t0 = time.perf_counter()
@@ -698,7 +696,7 @@ def run_dynamic(suite: str | Suite = "dynamic", *, structures=None, peers=True, 
                             "kind": e.kind, "build_ms": math.nan, "update_ms": math.nan, "pairs_ms": math.nan,
                             "frame_ms": math.nan, "pairs": -1, "bytes_per_box": math.nan, "status": "skipped",
                             "note": "", "reference": ""}
-                    guess = _predict(history[e.name], n) * total_frames
+                    guess = predict_seconds(history[e.name], n) * total_frames
                     if e.unavailable:
                         base["note"] = e.unavailable
                     elif e.name in stopped:
@@ -741,46 +739,8 @@ def run_dynamic(suite: str | Suite = "dynamic", *, structures=None, peers=True, 
 
 
 # --------------------------------------------------------------------------
-# Targets, tables, files
+# Tables, files
 # --------------------------------------------------------------------------
-def target_lines(rows: list[dict], *, scenes=TARGET_SCENES, n: int = TARGET_N,
-                 speedup: float = TARGET_SPEEDUP, every_row: list[dict] | None = None) -> list[Line]:
-    """The issue's goals, read from suite rows: met or not.
-
-    Per scene: the fastest lessons_lib structure (``total_ms`` = build +
-    pairs, status ok) against the fastest peer at ``n`` in ``rows`` (the scaled
-    suite's); and no lessons_lib row ``FAILED`` anywhere in ``every_row``
-    (default ``rows``: pass every suite's rows).
-    """
-    lines = []
-    for scene in scenes:
-        here = [r for r in rows if r["scene"] == scene and r["n"] == n and r["status"] == "ok"]
-        ours = [r for r in here if r["kind"] == "ours"]
-        peers = [r for r in here if r["kind"] == "peer"]
-        what = f"{scene}, n = {n:,}: fastest lessons_lib structure vs fastest peer (build + pairs)"
-        if not ours or not peers:
-            missing = "lessons_lib structure" if not ours else "peer"
-            why = [r for r in rows if r["scene"] == scene and r["n"] == n and r["status"] == "skipped"
-                   and r["kind"] == ("ours" if not ours else "peer")]
-            detail = "; ".join(f"{r['structure']}: {r['note']}" for r in why[:4])
-            have = f"; fastest of ours: {min(ours, key=lambda r: r['total_ms'])['structure']} " \
-                   f"{min(r['total_ms'] for r in ours):.1f} ms" if ours else ""
-            lines.append(Line(what, f"not measured: no {missing} finished at this n{have}"
-                                    + (f" ({detail})" if detail else ""), f">= {speedup:g}x", False))
-            continue
-        a = min(ours, key=lambda r: r["total_ms"])
-        b = min(peers, key=lambda r: r["total_ms"])
-        ratio = b["total_ms"] / a["total_ms"]
-        lines.append(Line(what, f"{a['structure']} {a['total_ms']:.1f} ms vs {b['structure']} "
-                                f"{b['total_ms']:.1f} ms: {ratio:.1f}x", f">= {speedup:g}x", ratio >= speedup))
-    failed = [r for r in (rows if every_row is None else every_row)
-              if r["kind"] == "ours" and r["status"] == "FAILED"]
-    lines.append(Line("lessons_lib structures reporting a wrong pair (every suite row given)",
-                      "none" if not failed else "; ".join(f"{r['structure']} on {r['scene']} n={r['n']} "
-                                                         f"({r['suite']})" for r in failed[:5])
-                      + (" ..." if len(failed) > 5 else ""), "none", not failed))
-    return lines
-
 
 def print_table(rows: list[dict], out: Callable[[str], None] = print) -> None:
     """The FAILED cases, loudly, and a count of ok / FAILED / skipped."""
@@ -802,7 +762,7 @@ def save_suite(name: str, rows: list[dict], *, command: str, path=None):
     The columns are :data:`COLUMNS` (:data:`DYNAMIC_COLUMNS` for the dynamic
     suite); the peers' library versions go in a ``# peers:`` line.
     """
-    from ..results import save_results
+    from ..data import save_results
 
     cols = DYNAMIC_COLUMNS if rows and "frame_ms" in rows[0] else COLUMNS
     clean = [{c: r.get(c, "") for c in cols} for r in rows]
@@ -818,8 +778,8 @@ def save_suite(name: str, rows: list[dict], *, command: str, path=None):
 
 def main_suites(names: list[str], *, structures=None, max_n=None, repeat=None, budget=None, frames=None,
                 save: bool = True, progress: bool = True, command: str = "") -> int:
-    """Run the named suites, print their rows, targets and failures; save the CSV files. Returns FAILED count."""
-    from . import machine_info
+    """Run the named suites, print their rows and failures; save the CSV files. Returns FAILED count."""
+    from ..data import machine_info
 
     print(f"# lessons_lib benchmark suites: {machine_info()}", flush=True)
     failures = 0
@@ -839,9 +799,5 @@ def main_suites(names: list[str], *, structures=None, max_n=None, repeat=None, b
             print(f"wrote {path}", flush=True)
         failures += sum(r["status"] == "FAILED" for r in rows)
         all_rows += rows
-    if "scaled" in names:
-        print("\n## targets (issue 8)")
-        for line in target_lines([r for r in all_rows if r["suite"] == "scaled"], every_row=all_rows):
-            print(line.row())
     sys.stdout.flush()
     return failures

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from ._common import CheckFailed
+from .common import CheckFailed
 
 _TOPICS = ["lesson01", "grids", "quadtrees", "sweep_and_prune", "rtrees", "choosing", "sim", "bench", "loose"]
 

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from ._common import CheckFailed, _call
+from .common import CheckFailed, call_student
 
 __all__ = ["check_build_share", "check_missed_pairs", "check_speedup_over_peers"]
 
@@ -32,7 +32,7 @@ def check_build_share(fn) -> None:
     for b, p in cases:
         want = build_share_reference(b, p)
         try:
-            got = _call(fn, b, p)
+            got = call_student(fn, b, p)
         except ZeroDivisionError:
             raise CheckFailed(f"build_share({b}, {p}) divided by zero. Hint: divide by the *total* (build + pairs); "
                               "when both are 0 return 0.") from None
@@ -97,7 +97,7 @@ def check_missed_pairs(fn) -> None:
     """
     for name, ref, found in _pair_cases():
         want = missed_pairs_reference(ref, found)
-        got = _call(fn, ref.copy(), found.copy())
+        got = call_student(fn, ref.copy(), found.copy())
         if isinstance(got, (bool, np.bool_)) or not isinstance(got, (int, np.integer)):
             raise CheckFailed(f"{name}: missed_pairs returned {got!r}; return an int (a count of pairs).")
         if got == want:
@@ -163,7 +163,7 @@ def check_speedup_over_peers(fn) -> None:
     rows = _table()
     for scene, n in (("random", 100_000), ("random", 10_000), ("xline", 100_000)):
         want = speedup_reference(rows, scene, n)
-        got = _call(fn, [dict(r) for r in rows], scene, n)
+        got = call_student(fn, [dict(r) for r in rows], scene, n)
         try:
             ours, peer, ratio = got
             ratio = float(ratio)

@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import STRUCTURES
-from ..brute_force import brute_force_nearest
+from ..structures.brute_force import brute_force_nearest
 from ..scenes import make_scene
-from ._common import CheckFailed, _call
+from .common import CheckFailed, call_student
 
 __all__ = ["check_nearest_by_query"]
 
@@ -67,7 +67,7 @@ def check_nearest_by_query(fn) -> None:
             bp = STRUCTURES[structure].from_boxes(boxes)
             want_ids, want_d = brute_force_nearest(boxes, points, k)
             for m, p in enumerate(points):
-                got = _call(fn, bp, boxes, np.array(p), k)
+                got = call_student(fn, bp, boxes, np.array(p), k)
                 try:
                     got = np.asarray(got, dtype=np.int64).reshape(-1)
                 except (TypeError, ValueError):

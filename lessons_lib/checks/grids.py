@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..brute_force import brute_force_pairs
+from ..structures.brute_force import brute_force_pairs
 from ..scenes import make_scene
-from ._common import CheckFailed, _call, _fmt
+from .common import CheckFailed, call_student, fmt
 
 # --------------------------------------------------------------------------
 # Lessons 02-03: grids and hashing
@@ -43,7 +43,7 @@ def check_cell_range(fn) -> None:
     CheckFailed
         On the first wrong range, with a hint for the usual mistakes.
     """
-    from ..uniform_grid import UniformGrid
+    from ..structures.uniform_grid import UniformGrid
 
     world, size = (0.0, 0.0, 100.0, 60.0), 10.0
     grid = UniformGrid(world=world, cell_size=size)
@@ -55,7 +55,7 @@ def check_cell_range(fn) -> None:
         cases.append((f"random case {k}", (lo[0], lo[1], hi[0], hi[1])))
     for name, box in cases:
         expected = grid.cell_range(box)
-        got = _call(fn, tuple(float(v) for v in box), size, world)
+        got = call_student(fn, tuple(float(v) for v in box), size, world)
         try:
             got_t = tuple(int(v) for v in got)
         except (TypeError, ValueError):
@@ -70,7 +70,7 @@ def check_cell_range(fn) -> None:
             elif "border" in name:
                 hint = (" Hint: use floor for both ends: a coordinate exactly on a border belongs to the cell "
                         "above it, and a box touching that border must be in that cell too (touching counts).")
-            raise CheckFailed(f"{name}: cell_range({_fmt(box)}, cell_size=10, world={_fmt(world)}) returned "
+            raise CheckFailed(f"{name}: cell_range({fmt(box)}, cell_size=10, world={fmt(world)}) returned "
                               f"{got_t}, expected {expected}.{hint}")
     print(f"cell_range passed all {len(cases)} cases, borders and boxes outside the world included.")
 
@@ -93,7 +93,7 @@ def check_pairs_in_cell(fn) -> None:
         When the union over all cells differs from brute force: a duplicate, a
         missing or an extra pair, with the cell and the boxes involved.
     """
-    from ..uniform_grid import UniformGrid
+    from ..structures.uniform_grid import UniformGrid
 
     scenes = [("two boxes sharing four cells", np.array([[5.0, 5, 25, 25], [15, 15, 35, 35]])),
               ("a box inside a big one", np.array([[0.0, 0, 60, 60], [22, 22, 24, 24]])),
@@ -114,7 +114,7 @@ def check_pairs_in_cell(fn) -> None:
                 members = sorted(grid.members(row, col).tolist())
                 if len(members) < 2:
                     continue
-                got = _call(fn, members, blist, col, row, cell_of)
+                got = call_student(fn, members, blist, col, row, cell_of)
                 for pair in got:
                     i, j = (int(v) for v in pair)
                     if i >= j:
@@ -129,12 +129,12 @@ def check_pairs_in_cell(fn) -> None:
         missing, extra = sorted(expected - set(found)), sorted(set(found) - expected)
         if extra:
             i, j = extra[0]
-            raise CheckFailed(f"{name}: {(i, j)} was reported but boxes {_fmt(boxes[i])} and {_fmt(boxes[j])} "
+            raise CheckFailed(f"{name}: {(i, j)} was reported but boxes {fmt(boxes[i])} and {fmt(boxes[j])} "
                               "do not intersect. Hint: sharing a cell is not enough, test the two boxes.")
         if missing:
             i, j = missing[0]
-            raise CheckFailed(f"{name}: the pair {(i, j)} was never reported; boxes {_fmt(boxes[i])} and "
-                              f"{_fmt(boxes[j])} intersect. Hint: the responsible cell must be one both boxes are in "
+            raise CheckFailed(f"{name}: the pair {(i, j)} was never reported; boxes {fmt(boxes[i])} and "
+                              f"{fmt(boxes[j])} intersect. Hint: the responsible cell must be one both boxes are in "
                               "(the corner of the intersection with the *largest* xmin and ymin is).")
     print(f"pairs_in_cell gives every pair exactly once on all {len(scenes)} scenes.")
 
@@ -154,7 +154,7 @@ def check_hash_cells(fn) -> None:
     CheckFailed
         On the first box whose cells differ, with a hint.
     """
-    from ..spatial_hash import SpatialHash
+    from ..structures.spatial_hash import SpatialHash
 
     sh = SpatialHash(cell_size=8.0)
     cases = [("a box at the origin", (0, 0, 5, 5)), ("a box across the axes", (-4, -4, 4, 4)),
@@ -168,7 +168,7 @@ def check_hash_cells(fn) -> None:
     for name, box in cases:
         cx0, cy0, cx1, cy1 = sh.cell_range(box)
         expected = {(cx, cy) for cx in range(cx0, cx1 + 1) for cy in range(cy0, cy1 + 1)}
-        got = _call(fn, tuple(float(v) for v in box), 8.0)
+        got = call_student(fn, tuple(float(v) for v in box), 8.0)
         try:
             got_set = {(int(a), int(b)) for a, b in got}
         except (TypeError, ValueError):
@@ -178,7 +178,7 @@ def check_hash_cells(fn) -> None:
             if any(v < 0 for v in box):
                 hint = (" Hint: int() rounds towards zero, so int(-0.5) is 0, but -0.5 lies in cell -1: "
                         "use math.floor (or //).")
-            raise CheckFailed(f"{name}: hash_cells({_fmt(box)}, 8) gave {sorted(got_set)[:6]}..., expected "
+            raise CheckFailed(f"{name}: hash_cells({fmt(box)}, 8) gave {sorted(got_set)[:6]}..., expected "
                               f"{sorted(expected)[:6]}{'...' if len(expected) > 6 else ''}.{hint}")
     print(f"hash_cells passed all {len(cases)} cases, negative and far coordinates included.")
 

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..brute_force import brute_force_pairs
+from ..structures.brute_force import brute_force_pairs
 from ..geometry import boxes_overlap
 from ..scenes import make_scene
-from ._common import CheckFailed, _as_pair_rows, _call, _fmt
+from .common import CheckFailed, as_pair_rows, call_student, fmt
 
 __all__ = ["check_aabb_overlap", "check_all_pairs"]
 
@@ -55,10 +55,10 @@ def check_aabb_overlap(fn) -> None:
     for name, a, b in cases:
         for first, second in ((a, b), (b, a)):
             expected = boxes_overlap(first, second)
-            got = _call(fn, first, second)
+            got = call_student(fn, first, second)
             if not isinstance(got, (bool, np.bool_)):
                 raise CheckFailed(
-                    f"aabb_overlap{_fmt(first)}, {_fmt(second)} returned {got!r} of type "
+                    f"aabb_overlap{fmt(first)}, {fmt(second)} returned {got!r} of type "
                     f"{type(got).__name__}; return True or False."
                 )
             if bool(got) != expected:
@@ -68,7 +68,7 @@ def check_aabb_overlap(fn) -> None:
                 elif "only" in name:
                     hint = " Hint: boxes intersect only if their x intervals AND their y intervals do."
                 raise CheckFailed(
-                    f"{name}: aabb_overlap({_fmt(first)}, {_fmt(second)}) returned {got}, "
+                    f"{name}: aabb_overlap({fmt(first)}, {fmt(second)}) returned {got}, "
                     f"expected {expected}.{hint}"
                 )
     print(f"aabb_overlap passed all {2 * len(cases)} cases, touching and degenerate boxes included.")
@@ -101,7 +101,7 @@ def check_all_pairs(fn) -> None:
     for name, boxes in scenes:
         n = len(boxes)
         expected = brute_force_pairs(np.asarray(boxes, dtype=float).reshape(-1, 4))
-        got = _as_pair_rows(_call(fn, [tuple(b) for b in boxes]), n)
+        got = as_pair_rows(call_student(fn, [tuple(b) for b in boxes]), n)
         if (got[:, 0] == got[:, 1]).any():
             i = int(got[got[:, 0] == got[:, 1]][0, 0])
             raise CheckFailed(f"{name}: the result contains ({i}, {i}); a box is not a pair with itself.")
@@ -119,10 +119,10 @@ def check_all_pairs(fn) -> None:
             parts = [f"{name} (n = {n}): expected {len(exp_set)} pairs, got {len(got_set)}."]
             if missing:
                 i, j = missing[0]
-                parts.append(f"Missing e.g. {missing[0]}: boxes {_fmt(boxes[i])} and {_fmt(boxes[j])} intersect.")
+                parts.append(f"Missing e.g. {missing[0]}: boxes {fmt(boxes[i])} and {fmt(boxes[j])} intersect.")
             if extra:
                 i, j = extra[0]
-                parts.append(f"Extra e.g. {extra[0]}: boxes {_fmt(boxes[i])} and {_fmt(boxes[j])} do not intersect.")
+                parts.append(f"Extra e.g. {extra[0]}: boxes {fmt(boxes[i])} and {fmt(boxes[j])} do not intersect.")
             raise CheckFailed(" ".join(parts))
     print(f"all_pairs matches brute force on all {len(scenes)} scenes, each pair once.")
 

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from ._common import CheckFailed, _call, _fmt, _rect_box_cases
+from .common import CheckFailed, call_student, fmt, rect_box_cases
 
 __all__ = ["check_child_of_centre", "check_loose_bounds", "check_partner_centre_box", "check_tight_range"]
 
@@ -60,10 +60,10 @@ def check_child_of_centre(fn) -> None:
     CheckFailed
         On the first wrong answer, naming the case.
     """
-    cases = _rect_box_cases(_CENTRE_CASES, 606, margin=10, box_div=1, box_extra=4)
+    cases = rect_box_cases(_CENTRE_CASES, 606, margin=10, box_div=1, box_extra=4)
     for name, rect, box in cases:
         want = _child_of_centre(rect, box)
-        got = _call(fn, rect, box)
+        got = call_student(fn, rect, box)
         if isinstance(got, (list, tuple, np.ndarray)):
             raise CheckFailed(f"child_of_centre must return one child index, got {got!r}: a loose tree puts "
                               "each element in exactly one child, whatever it overlaps")
@@ -77,7 +77,7 @@ def check_child_of_centre(fn) -> None:
                 hint = " Hint: you picked the child of the lower-left corner; the loose tree uses the centre."
             elif rect[2] - rect[0] != rect[3] - rect[1]:
                 hint = " Hint: the node is not square: the horizontal midline is at half the *height*."
-            raise CheckFailed(f"{name}: node {_fmt(rect)}, box {_fmt(box)}: expected child {want} "
+            raise CheckFailed(f"{name}: node {fmt(rect)}, box {fmt(box)}: expected child {want} "
                               f"(0 TL, 1 TR, 2 BL, 3 BR), got {got}.{hint}")
     print(f"check_child_of_centre: all {len(cases)} cases passed.")
 
@@ -108,7 +108,7 @@ def check_loose_bounds(fn) -> None:
         wh = rng.uniform(0, 60, (m, 2)) * (rng.random((m, 1)) < 0.8)
         cases.append((f"random case {k}", [tuple(v) for v in np.column_stack([xy, xy + wh]).tolist()]))
     for name, boxes in cases:
-        got = _call(fn, [tuple(b) for b in boxes])
+        got = call_student(fn, [tuple(b) for b in boxes])
         if not boxes:
             if got is not None:
                 raise CheckFailed(f"{name}: expected None (an empty node has no bounds and meets nothing), got {got!r}")
@@ -128,7 +128,7 @@ def check_loose_bounds(fn) -> None:
                 hint = " Hint: your bounds miss part of a box, so a query could skip the node and lose it."
             else:
                 hint = " Hint: your bounds are larger than needed (stale growth): refit shrinks them to the boxes."
-            raise CheckFailed(f"{name}: boxes {[_fmt(x) for x in boxes]}: expected {_fmt(want)}, got {_fmt(got)}.{hint}")
+            raise CheckFailed(f"{name}: boxes {[fmt(x) for x in boxes]}: expected {fmt(want)}, got {fmt(got)}.{hint}")
     print(f"check_loose_bounds: all {len(cases)} cases passed.")
 
 
@@ -151,7 +151,7 @@ def check_partner_centre_box(fn) -> None:
     cases = [((0.0, 0.0), 1.0), ((10.0, -4.0), 2.5), ((3.0, 3.0), 0.0), ((-100.0, 50.0), 7.0)]
     cases += [(tuple(rng.uniform(-500, 500, 2)), float(rng.uniform(0, 30))) for _ in range(100)]
     for centre, h in cases:
-        got = _box4(_call(fn, centre, h), "partner_centre_box")
+        got = _box4(call_student(fn, centre, h), "partner_centre_box")
         x, y = centre
         want = [x - 2 * h, y - 2 * h, x + 2 * h, y + 2 * h]
         if not np.allclose(got, want, rtol=0, atol=1e-9):
@@ -162,7 +162,7 @@ def check_partner_centre_box(fn) -> None:
                 hint = " Hint: this finds every partner but is wider than needed: two boxes of half-size <= h touch only if their centres are within 2h."
             else:
                 hint = " Hint: two boxes of half-size at most h can touch when their centres are up to h + h apart on each axis."
-            raise CheckFailed(f"centre {_fmt(centre)}, h = {h:g}: expected {_fmt(want)}, got {_fmt(got)}.{hint}")
+            raise CheckFailed(f"centre {fmt(centre)}, h = {h:g}: expected {fmt(want)}, got {fmt(got)}.{hint}")
     print(f"check_partner_centre_box: all {len(cases)} cases passed.")
 
 
@@ -208,7 +208,7 @@ def check_tight_range(fn) -> None:
         cases.append((f"random case {k}", (x0, y0, x0 + w, y0 + h), (ox, oy), size, tc, tr))
     for name, rect, origin, size, tcols, trows in cases:
         rect = tuple(float(v) for v in rect)
-        got = _call(fn, rect, tuple(float(v) for v in origin), size, tcols, trows)
+        got = call_student(fn, rect, tuple(float(v) for v in origin), size, tcols, trows)
         try:
             got = tuple(int(v) for v in got)
         except (TypeError, ValueError):
@@ -225,6 +225,6 @@ def check_tight_range(fn) -> None:
                 hint = " Hint: clamp to 0 .. tcols - 1 and 0 .. trows - 1: far boxes belong to the border cells."
             else:
                 hint = " Hint: a true floor of (coordinate - origin) / tight_size for each corner, then clamp."
-            raise CheckFailed(f"{name}: rect {_fmt(rect)}, origin {_fmt(origin)}, tight cells of {size:g} "
+            raise CheckFailed(f"{name}: rect {fmt(rect)}, origin {fmt(origin)}, tight cells of {size:g} "
                               f"({tcols} x {trows}): expected {want}, got {got}.{hint}")
     print(f"check_tight_range: all {len(cases)} cases passed.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..scenes import make_scene
-from ._common import CheckFailed, _as_pair_rows, _call, _fmt, _rect_box_cases
+from .common import CheckFailed, as_pair_rows, call_student, fmt, rect_box_cases
 
 # --------------------------------------------------------------------------
 # Lessons 04-05: quadtrees
@@ -56,10 +56,10 @@ def check_children_touched(fn) -> None:
     CheckFailed
         On the first wrong answer, naming the case.
     """
-    cases = _rect_box_cases(_CHILD_CASES, 404, margin=5, box_div=2, box_extra=2)
+    cases = rect_box_cases(_CHILD_CASES, 404, margin=5, box_div=2, box_extra=2)
     for name, rect, box in cases:
         expected = [k for k, q in enumerate(_quadrants(rect)) if _closed_touch(q, box)]
-        got = _call(fn, rect, box)
+        got = call_student(fn, rect, box)
         try:
             got_sorted = sorted(int(v) for v in got)
         except (TypeError, ValueError):
@@ -73,7 +73,7 @@ def check_children_touched(fn) -> None:
                 hint = " Hint: quadrants are closed, so a box that only touches a midline goes into both sides."
             elif "outside" in name:
                 hint = " Hint: a box that misses the node touches none of its children."
-            raise CheckFailed(f"{name}: children_touched({_fmt(rect)}, {_fmt(box)}) returned {got_sorted}, "
+            raise CheckFailed(f"{name}: children_touched({fmt(rect)}, {fmt(box)}) returned {got_sorted}, "
                               f"expected {expected}.{hint}")
     print(f"children_touched passed all {len(cases)} cases, non-square nodes and touching boxes included.")
 
@@ -94,7 +94,7 @@ def check_leaf_pairs(fn) -> None:
     CheckFailed
         On the first scene where the answer differs.
     """
-    from ..naive_quadtree import NaiveQuadtree
+    from ..structures.naive_quadtree import NaiveQuadtree
 
     scenes = [
         ("one leaf, two touching boxes", [[0, 1]], [(0, 0, 1, 1), (1, 0, 2, 1)]),
@@ -118,7 +118,7 @@ def check_leaf_pairs(fn) -> None:
                     i, j = sorted((leaf[a], leaf[b]))
                     if _closed_touch(boxes[i], boxes[j]):
                         exp.add((i, j))
-        got = _as_pair_rows(_call(fn, [list(l) for l in leaves], [tuple(b) for b in boxes]), n)
+        got = as_pair_rows(call_student(fn, [list(l) for l in leaves], [tuple(b) for b in boxes]), n)
         if (got[:, 0] >= got[:, 1]).any():
             bad = got[got[:, 0] >= got[:, 1]][0].tolist()
             raise CheckFailed(f"{name}: the result contains {tuple(bad)}; write each pair as (i, j) with i < j.")
@@ -133,12 +133,12 @@ def check_leaf_pairs(fn) -> None:
             msg = f"{name}: expected {len(exp)} pairs, got {len(got_set)}."
             if extra:
                 i, j = extra[0]
-                msg += (f" Extra {extra[0]}: boxes {_fmt(boxes[i])} and {_fmt(boxes[j])} "
+                msg += (f" Extra {extra[0]}: boxes {fmt(boxes[i])} and {fmt(boxes[j])} "
                         f"{'share a leaf but ' if any(i in l and j in l for l in leaves) else ''}do not intersect. "
                         "Hint: sharing a leaf only makes them candidates; test the boxes.")
             if missing:
                 i, j = missing[0]
-                msg += (f" Missing {missing[0]}: boxes {_fmt(boxes[i])} and {_fmt(boxes[j])} share a leaf and "
+                msg += (f" Missing {missing[0]}: boxes {fmt(boxes[i])} and {fmt(boxes[j])} share a leaf and "
                         "intersect (closed boxes: touching counts).")
             raise CheckFailed(msg)
     print(f"leaf_pairs passed all {len(scenes)} scenes, each pair once.")
@@ -180,7 +180,7 @@ def check_node_rect(fn) -> None:
                       rng.integers(0, 4, rng.integers(0, 8)).tolist()))
     for name, root, path in cases:
         expected = _node_rect_reference(root, path)
-        got = _call(fn, tuple(float(v) for v in root), list(path))
+        got = call_student(fn, tuple(float(v) for v in root), list(path))
         try:
             g = [float(v) for v in got]
         except (TypeError, ValueError):
@@ -190,8 +190,8 @@ def check_node_rect(fn) -> None:
             if len(g) == 4 and np.allclose(g[0::2], expected[0::2]) and not np.allclose(g[1::2], expected[1::2]):
                 hint = (" The x extent is right but y is not. Hint: halve the *height* for y, and remember "
                         "that y grows upwards: the top children (0, 1) have the larger y.")
-            raise CheckFailed(f"{name}: node_rect({_fmt(root)}, {path}) returned {got!r}, "
-                              f"expected {_fmt(expected)}.{hint}")
+            raise CheckFailed(f"{name}: node_rect({fmt(root)}, {path}) returned {got!r}, "
+                              f"expected {fmt(expected)}.{hint}")
     print(f"node_rect passed all {len(cases)} cases, non-square roots included.")
 
 
@@ -253,7 +253,7 @@ def check_free_list(insert, erase) -> None:
     for step, (op, arg) in enumerate(ops, 1):
         if op == "insert":
             want, ref_head = ref_insert(ref_data, ref_head, arg)
-            got = _call(insert, data, head, arg)
+            got = call_student(insert, data, head, arg)
             try:
                 idx, head = int(got[0]), int(got[1])
             except (TypeError, ValueError, IndexError):
@@ -269,7 +269,7 @@ def check_free_list(insert, erase) -> None:
             values[idx] = arg
         else:
             ref_head = ref_erase(ref_data, ref_head, arg)
-            head = _call(erase, data, head, arg)
+            head = call_student(erase, data, head, arg)
             if head is None:
                 raise CheckFailed("erase must return the new head (the erased index)")
             head = int(head)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..scenes import make_scene
-from ._common import CheckFailed, _call, _fmt
+from .common import CheckFailed, call_student, fmt
 
 # --------------------------------------------------------------------------
 # Lessons 09-10: R-trees, bulk loading, space-filling curves
@@ -23,7 +23,7 @@ def check_enlargement(fn) -> None:
     CheckFailed
         On the first wrong value, with a hint.
     """
-    from ..rtree import enlargement
+    from ..structures.rtree import enlargement
 
     cases = [
         ("entry inside the box", (0, 0, 10, 10), (2, 2, 3, 3)),
@@ -43,7 +43,7 @@ def check_enlargement(fn) -> None:
         box = tuple(float(v) for v in box)
         entry = tuple(float(v) for v in entry)
         expected = enlargement(box, entry)
-        got = _call(fn, box, entry)
+        got = call_student(fn, box, entry)
         try:
             ok = abs(float(got) - expected) <= 1e-9 * max(1.0, abs(expected))
         except (TypeError, ValueError):
@@ -56,7 +56,7 @@ def check_enlargement(fn) -> None:
                 hint = " Hint: that is the area of the grown box; subtract the area the box had before."
             elif abs(float(got) - (entry[2] - entry[0]) * (entry[3] - entry[1])) < 1e-9:
                 hint = " Hint: the cost is not the entry's own area but how much the node's box must grow."
-            raise CheckFailed(f"{name}: enlargement({_fmt(box)}, {_fmt(entry)}) returned {got}, expected {expected}.{hint}")
+            raise CheckFailed(f"{name}: enlargement({fmt(box)}, {fmt(entry)}) returned {got}, expected {expected}.{hint}")
     print(f"enlargement passed all {len(cases)} cases.")
 
 
@@ -74,7 +74,7 @@ def check_pick_seeds(fn) -> None:
     CheckFailed
         On the first wrong pair, with a hint.
     """
-    from ..rtree import pick_seeds_quadratic
+    from ..structures.rtree import pick_seeds_quadratic
 
     cases = [
         ("two far-apart boxes among close ones", np.array([[0, 0, 1, 1], [1, 0, 2, 1], [0, 1, 1, 2], [20, 20, 21, 21.0]])),
@@ -87,7 +87,7 @@ def check_pick_seeds(fn) -> None:
         cases.append((f"make_scene({scene!r}, 9)", make_scene(scene, 9, seed=k)))
     for name, b in cases:
         expected = pick_seeds_quadratic(b)
-        got = _call(fn, b.copy())
+        got = call_student(fn, b.copy())
         try:
             pair = tuple(sorted(int(v) for v in got))
         except (TypeError, ValueError):
@@ -118,14 +118,14 @@ def check_morton(fn) -> None:
     CheckFailed
         On the first wrong code, with a hint.
     """
-    from ..curves import morton_encode
+    from ..structures.curves import morton_encode
 
     cases = [(0, 0), (1, 0), (0, 1), (1, 1), (2, 0), (3, 5), (5, 3), (255, 0), (0, 255), (65535, 65535), (40000, 123)]
     rng = np.random.default_rng(11)
     cases += [tuple(int(v) for v in rng.integers(0, 2**16, 2)) for _ in range(200)]
     for x, y in cases:
         expected = int(morton_encode(x, y))
-        got = _call(fn, x, y)
+        got = call_student(fn, x, y)
         try:
             got = int(got)
         except (TypeError, ValueError):
@@ -185,7 +185,7 @@ def check_str_level(fn) -> None:
         cases.append((f"{k} random points, M = {M}", rng.uniform(0, 100, (k, 2)).round(1), M))
     for name, c, M in cases:
         expected = str_level_reference(c, M)
-        got = _call(fn, c.copy(), M)
+        got = call_student(fn, c.copy(), M)
         try:
             got = [np.sort(np.asarray(g, dtype=np.int64).ravel()) for g in got]
         except (TypeError, ValueError):

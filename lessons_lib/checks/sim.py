@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import CheckFailed, _call
+from .common import CheckFailed, call_student
 
 __all__ = ["check_circles_touch", "check_bounce"]
 
@@ -53,7 +53,7 @@ def check_circles_touch(fn) -> None:
     cases = _touch_cases()
     for name, *args in cases:
         expected = _touch_reference(*args)
-        got = _call(fn, *args)
+        got = call_student(fn, *args)
         if not isinstance(got, (bool, np.bool_)):
             raise CheckFailed(f"circles_touch{tuple(args)} returned {got!r} ({type(got).__name__}); return True or False.")
         if bool(got) != expected:
@@ -75,7 +75,7 @@ def check_circles_touch(fn) -> None:
 # Exercise 2: the bounce
 # --------------------------------------------------------------------------
 def _bounce_reference(pa, va, ma, pb, vb, mb):
-    from ..sim import bounce_contacts
+    from ..labs.sim import bounce_contacts
 
     pos = np.array([pa, pb], dtype=np.float64)
     vel = np.array([va, vb], dtype=np.float64)
@@ -124,7 +124,7 @@ def check_bounce(fn) -> None:
     cases = _bounce_cases()
     for name, pa, va, ma, pb, vb, mb in cases:
         ea, eb = _bounce_reference(pa, va, ma, pb, vb, mb)
-        got = _call(fn, np.array(pa), np.array(va), ma, np.array(pb), np.array(vb), mb)
+        got = call_student(fn, np.array(pa), np.array(va), ma, np.array(pb), np.array(vb), mb)
         try:
             ga, gb = (np.asarray(v, dtype=np.float64).reshape(2) for v in got)
         except (TypeError, ValueError):

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..brute_force import brute_force_pairs
-from ._common import CheckFailed, _call, _fmt
+from ..structures.brute_force import brute_force_pairs
+from .common import CheckFailed, call_student, fmt
 
 # --------------------------------------------------------------------------
 # Lesson 08: sweep and prune
@@ -14,7 +14,7 @@ __all__ = ["check_count_bracket_overlaps", "check_list_bracket_overlaps", "check
 
 def _bracket_cases():
     """Fixed bracket strings, then seeded random intervals turned into tokens."""
-    from ..sweep_lesson import intervals_to_tokens
+    from ..labs.sweep import intervals_to_tokens
 
     fixed = [
         ("an empty string", []),
@@ -46,13 +46,13 @@ def check_count_bracket_overlaps(fn) -> None:
     CheckFailed
         On the first wrong count, naming the string.
     """
-    from ..sweep_lesson import count_bracket_overlaps, tokens_to_string
+    from ..labs.sweep import count_bracket_overlaps, tokens_to_string
 
     cases = _bracket_cases()
     for name, tokens in cases:
         s = tokens_to_string(tokens)
         expected = count_bracket_overlaps(s)
-        got = _call(fn, s)
+        got = call_student(fn, s)
         if isinstance(got, (bool, np.bool_)) or not isinstance(got, (int, np.integer)):
             raise CheckFailed(f"count_bracket_overlaps({s!r}) returned {got!r}; return an int.")
         if got != expected:
@@ -78,12 +78,12 @@ def check_list_bracket_overlaps(fn) -> None:
     CheckFailed
         On the first wrong answer, naming the case and a missing or extra pair.
     """
-    from ..sweep_lesson import list_bracket_overlaps
+    from ..labs.sweep import list_bracket_overlaps
 
     cases = _bracket_cases()
     for name, tokens in cases:
         expected = set(list_bracket_overlaps(tokens))
-        got_raw = _call(fn, list(tokens))
+        got_raw = call_student(fn, list(tokens))
         try:
             got_list = [tuple(int(v) for v in p) for p in got_raw]
         except (TypeError, ValueError):
@@ -120,7 +120,7 @@ def _sweep_with_key(key, boxes):
             if i not in open_:
                 why = ("Hint: at equal coordinates, which should come first?" if boxes[i][0] == boxes[i][2] else
                        f"Hint: {boxes[i][0]:g} < {boxes[i][2]:g}, so your key does not order coordinates as numbers.")
-                raise CheckFailed(f"box {i} {_fmt(boxes[i])} closes before it opens: with your key its max "
+                raise CheckFailed(f"box {i} {fmt(boxes[i])} closes before it opens: with your key its max "
                                   f"endpoint sorts before its min endpoint. {why}")
             open_.remove(i)
         else:
@@ -162,7 +162,7 @@ def check_endpoint_key(fn) -> None:
     for name, boxes in scenes:
         expected = set(map(tuple, brute_force_pairs(np.array(boxes, dtype=float)).tolist()))
         try:
-            got = _sweep_with_key(lambda c, m: _call(fn, c, m), boxes)
+            got = _sweep_with_key(lambda c, m: call_student(fn, c, m), boxes)
         except CheckFailed as e:
             raise CheckFailed(f"{name}: {e}") from None
         except TypeError as e:
@@ -172,7 +172,7 @@ def check_endpoint_key(fn) -> None:
             msg = f"{name}: the sweep found {sorted(got)}, brute force {sorted(expected)}."
             if missing:
                 i, j = missing[0]
-                msg += (f" Boxes {_fmt(boxes[i])} and {_fmt(boxes[j])} touch but were not paired: at equal "
+                msg += (f" Boxes {fmt(boxes[i])} and {fmt(boxes[j])} touch but were not paired: at equal "
                         "coordinates one interval closed before the other opened. Hint: at a tie, should an "
                         "interval open or close first, for closed boxes?")
             raise CheckFailed(msg)

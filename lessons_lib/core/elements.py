@@ -1,0 +1,201 @@
+"""The element table every structure shares: ids and boxes stored once, by slot.
+
+A structure never stores an element's rectangle twice. It refers to elements by
+**slot**, a small dense int index into three flat arrays, and this table maps
+the user's int64 **id** to its slot. Freed slots go on a free list and are
+reused by the next insert, so the arrays stop growing once the population is
+known (the "element array with a free list" layout of the quadtree answer set,
+[SO-quadtree]).
+
+Layout, for capacity ``c``:
+
+=========  ============  ===========================================
+array      shape, dtype  meaning
+=========  ============  ===========================================
+``ids``    (c,) int64    the user's id in each slot
+``boxes``  (c, 4) f8     ``[xmin, ymin, xmax, ymax]`` of each slot
+``alive``  (c,) bool     False for free (never used or removed) slots
+=========  ============  ===========================================
+
+The id -> slot map
+------------------
+The common case, ``from_boxes`` with ids ``0 .. n-1`` and later removals and
+re-inserts of the same ids, keeps every live element in the slot equal to its
+id. While that holds the table needs no map at all: looking up id ``i`` is
+checking ``alive[i]``, and bulk lookups are one vectorised test. The first
+insert that breaks it (an id stored in another slot) builds a dict from the
+live slots and keeps it up to date from then on.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["ElementTable"]
+
+
+class ElementTable:
+    """Slots for elements: id -> slot lookup, flat id/box arrays, free list.
+
+    Methods do not validate boxes (the :class:`~lessons_lib.base.BroadPhase`
+    boundary does that once); they do check ids (presence, repeats).
+    """
+
+    def __init__(self, capacity: int = 16):
+        capacity = max(1, int(capacity))
+        self.ids = np.zeros(capacity, dtype=np.int64)
+        self.boxes = np.zeros((capacity, 4), dtype=np.float64)
+        self.alive = np.zeros(capacity, dtype=np.bool_)
+        self._map: dict[int, int] | None = None  # None: every live id equals its slot
+        self._free: list[int] = []
+        self._used = 0  # slots [0, _used) have been handed out at least once
+        self._count = 0
+
+    # -- size -------------------------------------------------------------
+    def __len__(self) -> int:
+        return self._count
+
+    def __contains__(self, id_) -> bool:
+        return self._lookup(id_) >= 0
+
+    @property
+    def capacity(self) -> int:
+        return len(self.ids)
+
+    @property
+    def high_water(self) -> int:
+        """Number of slots ever handed out; every live slot is below it."""
+        return self._used
+
+    @property
+    def ids_are_slots(self) -> bool:
+        """True while every live id equals its slot (no id -> slot map is needed).
+
+        Then sorting live slots sorts their ids too, which
+        :func:`~lessons_lib.core.pair_order.canonical_pairs` uses to skip ranking.
+        """
+        return self._map is None
+
+    def nbytes(self) -> int:
+        """Bytes of the flat arrays (the id map and free list are bookkeeping, not counted)."""
+        return self.ids.nbytes + self.boxes.nbytes + self.alive.nbytes
+
+    def _grow(self, need: int) -> None:
+        cap = self.capacity
+        if need <= cap:
+            return
+        new = max(need, 2 * cap)
+        self.ids = np.concatenate([self.ids, np.zeros(new - cap, np.int64)])
+        self.boxes = np.concatenate([self.boxes, np.zeros((new - cap, 4))])
+        self.alive = np.concatenate([self.alive, np.zeros(new - cap, np.bool_)])
+
+    # -- lookup -----------------------------------------------------------
+    def _lookup(self, id_: int) -> int:
+        """Slot of ``id_``, or -1."""
+        if self._map is not None:
+            return self._map.get(id_, -1)
+        return id_ if 0 <= id_ < self._used and self.alive[id_] else -1
+
+    def _build_map(self) -> None:
+        live = self.live_slots()
+        self._map = dict(zip(self.ids[live].tolist(), live.tolist()))
+
+    def slot(self, id_: int) -> int:
+        """Slot of a stored id; ``KeyError`` naming the id when it is unknown."""
+        s = self._lookup(id_)
+        if s < 0:
+            raise KeyError(f"unknown id {id_}: it was never inserted or has been removed")
+        return s
+
+    def slots_of(self, ids: np.ndarray) -> np.ndarray:
+        """Slots of many stored ids (int64 array in, int64 array out); ``KeyError`` on the first unknown."""
+        ids = np.asarray(ids, dtype=np.int64)
+        known = self._known(ids)
+        if not known.all():
+            raise KeyError(f"unknown id {int(ids[~known][0])}: it was never inserted or has been removed")
+        if self._map is None:
+            return ids.copy()
+        get = self._map.get
+        return np.fromiter((get(i) for i in ids.tolist()), dtype=np.int64, count=len(ids))
+
+    # -- add / remove -----------------------------------------------------
+    def add(self, id_: int, box: np.ndarray) -> int:
+        """Store a new element; return its slot. ``ValueError`` if the id is present."""
+        if self._lookup(id_) >= 0:
+            raise ValueError(f"id {id_} is already stored; use update() to move it")
+        if self._free:
+            slot = self._free.pop()
+        else:
+            self._grow(self._used + 1)
+            slot = self._used
+            self._used += 1
+        if self._map is None and id_ != slot:
+            self._build_map()
+        if self._map is not None:
+            self._map[id_] = slot
+        self.ids[slot] = id_
+        self.boxes[slot] = box
+        self.alive[slot] = True
+        self._count += 1
+        return slot
+
+    def add_many(self, ids: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+        """Store many new elements at once; return their slots.
+
+        ``ValueError`` if an id repeats or is already present (nothing is stored then).
+        """
+        ids = np.asarray(ids, dtype=np.int64)
+        k = len(ids)
+        fresh = np.arange(self._used, self._used + k, dtype=np.int64)
+        identity = self._map is None and np.array_equal(ids, fresh)
+        if not identity:
+            vals, counts = np.unique(ids, return_counts=True)
+            if (counts > 1).any():
+                raise ValueError(f"id {int(vals[counts > 1][0])} appears more than once")
+            present = ids[self._known(ids)]
+            if len(present):
+                raise ValueError(f"id {int(present[0])} is already stored; use update() to move it")
+        if self._free:  # rare in bulk loads: reuse the holes one by one
+            return np.array([self.add(int(i), b) for i, b in zip(ids.tolist(), boxes)], dtype=np.int64)
+        self._grow(self._used + k)
+        self._used += k
+        self._count += k
+        self.ids[fresh] = ids
+        self.boxes[fresh] = boxes
+        self.alive[fresh] = True
+        if not identity:
+            if self._map is None:
+                self._build_map()
+            else:
+                self._map.update(zip(ids.tolist(), fresh.tolist()))
+        return fresh
+
+    def _known(self, ids: np.ndarray) -> np.ndarray:
+        """Mask over ``ids``: which are stored (vectorised while ids equal slots)."""
+        if self._map is None:
+            inside = (ids >= 0) & (ids < self._used)
+            hit = np.zeros(len(ids), dtype=bool)
+            hit[inside] = self.alive[ids[inside]]
+            return hit
+        return np.fromiter((i in self._map for i in ids.tolist()), dtype=bool, count=len(ids))
+
+    def discard(self, id_: int) -> int:
+        """Forget an element; its slot goes on the free list. Returns the slot."""
+        slot = self.slot(id_)
+        if self._map is not None:
+            del self._map[id_]
+        self.alive[slot] = False
+        self._free.append(slot)
+        self._count -= 1
+        return slot
+
+    def clear(self) -> None:
+        """Forget every element; keeps the allocated arrays."""
+        self._map = None
+        self._free.clear()
+        self.alive[:] = False
+        self._used = 0
+        self._count = 0
+
+    def live_slots(self) -> np.ndarray:
+        """Slots in use, ascending, as int64."""
+        return np.flatnonzero(self.alive[: self._used]).astype(np.int64)

@@ -1,0 +1,78 @@
+"""Loose bounds in float32, rounded outwards: the kernels lessons 06-07's structures share.
+
+A loose quadtree node and a loose grid cell store the bounding box of the
+elements they hold, in float32 to halve the memory. Rounding a float64
+coordinate to the nearest float32 could move a side inwards and lose a touch,
+so every side is rounded *outwards*: the float32 box always contains the
+float64 boxes it covers (closed boxes: touching still counts).
+
+An empty bound is the inverted box ``[+inf, +inf, -inf, -inf]``: no box meets it,
+and growing it by a box gives that box.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.jit import njit
+
+__all__ = ["F32_MAX", "EMPTY_RECT", "f32_down", "f32_up", "grow_rect", "set_empty"]
+
+#: Largest finite float32.
+F32_MAX = float(np.finfo(np.float32).max)
+#: Bounds of an empty node or cell: inverted, so no box meets them.
+EMPTY_RECT = np.array([np.inf, np.inf, -np.inf, -np.inf], dtype=np.float32)
+
+
+# ==========================================================================
+# float32 bounds, rounded outwards
+# ==========================================================================
+@njit
+def f32_down(v):
+    """The largest float32 ``<= v`` (``v`` a float64); -inf below the float32 range."""
+    if v > F32_MAX:
+        return np.float32(F32_MAX)
+    if v < -F32_MAX:
+        return np.float32(-np.inf)
+    x = np.float32(v)
+    if np.float64(x) > v:  # compare in float64: numpy 2 would compare a float32 and a Python float in float32
+        x = np.nextafter(x, np.float32(-np.inf))
+    return x
+
+
+@njit
+def f32_up(v):
+    """The smallest float32 ``>= v`` (``v`` a float64); +inf above the float32 range."""
+    if v > F32_MAX:
+        return np.float32(np.inf)
+    if v < -F32_MAX:
+        return np.float32(-F32_MAX)
+    x = np.float32(v)
+    if np.float64(x) < v:  # see f32_down
+        x = np.nextafter(x, np.float32(np.inf))
+    return x
+
+
+@njit
+def grow_rect(rects, node, boxes, s):
+    """Grow ``rects[node]`` to cover ``boxes[s]`` (rounded outwards).
+
+    Each float64 coordinate is compared with the float32 side first and
+    rounded only when it moves the side (:func:`f32_down` is monotone and
+    exact on float32 values, so the result is the same as rounding always).
+    """
+    if boxes[s, 0] < rects[node, 0]:
+        rects[node, 0] = f32_down(boxes[s, 0])
+    if boxes[s, 1] < rects[node, 1]:
+        rects[node, 1] = f32_down(boxes[s, 1])
+    if boxes[s, 2] > rects[node, 2]:
+        rects[node, 2] = f32_up(boxes[s, 2])
+    if boxes[s, 3] > rects[node, 3]:
+        rects[node, 3] = f32_up(boxes[s, 3])
+
+
+@njit
+def set_empty(rects, node):
+    rects[node, 0] = np.inf
+    rects[node, 1] = np.inf
+    rects[node, 2] = -np.inf
+    rects[node, 3] = -np.inf

@@ -1,0 +1,299 @@
+"""The quadtree a student writes first: node objects, a list of elements in each leaf.
+
+This is the textbook design of lesson 04, written plainly in Python so that
+every step can be read and stepped through. It exists to be *measured*
+against the compact tree of lesson 05 (:mod:`lessons_lib.structures.quadtree`); it must
+still be correct, and it is tested against brute force like every structure.
+
+Data layout
+-----------
+Every :class:`Node` is a Python object holding
+
+* ``rect``: its own rectangle ``(x0, y0, x1, y1)``, world units (four floats);
+* ``depth``: 0 for the root;
+* ``elements``: a Python ``list`` of element slots (leaves only);
+* ``children``: ``None`` for a leaf, else a list of four nodes in the order
+  top-left, top-right, bottom-left, bottom-right (y grows upwards, as drawn).
+
+Rules
+-----
+* A leaf holds up to ``capacity`` elements; the next insert splits it into four
+  equal quadrants (half the width *and* half the height: an 800 x 600 root has
+  400 x 300 children) and moves its elements down, unless the leaf is already
+  at ``max_depth``, where it simply grows. Coincident points and huge boxes
+  therefore stop at ``max_depth``; nothing recurses forever.
+* A box goes into **every leaf it touches** (closed rectangles: a box lying on
+  the line between two quadrants goes into both).
+* A box (partly) outside the root is routed by its clamp to the root's
+  rectangle, so it lands in the border leaves and is never lost; its real box
+  (in the element table) is what queries and pairs test.
+* ``remove`` descends to the leaves the box touches and takes the slot out of
+  their lists. Empty leaves stay until :meth:`cleanup`, which turns a branch
+  whose four children are empty leaves back into a leaf (one level per call).
+* ``pairs`` tests all pairs inside each leaf and drops duplicates (pairs met in
+  several leaves) with a Python ``set``.
+
+Memory is dominated by Python objects: a ``Node`` with its ``__dict__``, a
+4-tuple rectangle, two lists and boxed ints is several hundred bytes, and each
+list keeps spare capacity. Lesson 05 measures it with :mod:`tracemalloc`.
+
+References
+----------
+R. A. Finkel and J. L. Bentley, "Quad trees: a data structure for retrieval on
+composite keys", *Acta Informatica* 4 (1974). The quadtree answer set [SO-quadtree] describes this design as the common pitfall
+("containers in every node").
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import BroadPhase, register
+from ..geometry import as_box
+from ..core.params import check_int
+
+__all__ = ["Node", "NaiveQuadtree", "child_rects"]
+
+
+def child_rects(rect) -> list[tuple[float, float, float, float]]:
+    """The four quadrants of ``rect``: top-left, top-right, bottom-left, bottom-right.
+
+    Parameters
+    ----------
+    rect : sequence of 4 floats
+        ``(x0, y0, x1, y1)``, world units, y upwards.
+
+    Returns
+    -------
+    list of 4 tuples
+        Each ``(x0, y0, x1, y1)``; their widths are half of ``rect``'s width and
+        their heights half of its *height* (the fault of a widely copied C
+        version is to take the vertical half-size from the width).
+    """
+    x0, y0, x1, y1 = (float(v) for v in rect)
+    mx, my = 0.5 * (x0 + x1), 0.5 * (y0 + y1)
+    return [(x0, my, mx, y1), (mx, my, x1, y1), (x0, y0, mx, my), (mx, y0, x1, my)]
+
+
+def _touches(a, b) -> bool:
+    """Closed rectangles ``a`` and ``b`` intersect (touching counts)."""
+    return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
+
+
+class Node:
+    """A quadtree node: its rectangle, depth, element list (leaf) or four children (branch)."""
+
+    def __init__(self, rect, depth: int):
+        self.rect = tuple(float(v) for v in rect)
+        self.depth = depth
+        self.elements: list[int] = []
+        self.children: list["Node"] | None = None
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.children is None
+
+    def __repr__(self) -> str:
+        kind = f"leaf with {len(self.elements)} elements" if self.is_leaf else "branch"
+        return f"Node(depth={self.depth}, rect={list(self.rect)}, {kind})"
+
+
+@register("naive_quadtree")
+class NaiveQuadtree(BroadPhase):
+    """Point-region quadtree of Python node objects with a list of elements per leaf.
+
+    Parameters
+    ----------
+    world : array_like, shape (4,), optional
+        The root's rectangle ``[xmin, ymin, xmax, ymax]`` (any position, any
+        aspect ratio). Boxes outside it are still stored (in border leaves).
+    capacity : int
+        Elements a leaf holds before it splits (>= 1). Default 8.
+    max_depth : int
+        Depth at which leaves stop splitting (0 = the root never splits). Default 8.
+        Keep it modest: where more than ``capacity`` boxes overlap a common
+        area, every leaf there splits down to ``max_depth``.
+
+    Raises
+    ------
+    ValueError
+        ``capacity < 1``, ``max_depth < 0`` or ``> 30``, a non-integer parameter.
+
+    Notes
+    -----
+    Insert: O(depth + leaves touched), plus the occasional split. Query: the
+    leaves the query touches, then a set of hits. Pairs: sum over leaves of
+    ``k^2 / 2`` tests plus a set of pairs. Everything is interpreted Python:
+    this is the slow reference design of lesson 04.
+    """
+
+    def __init__(self, *, world=None, capacity: int = 8, max_depth: int = 8):
+        super().__init__(world=world)
+        self.capacity = check_int("capacity", capacity, 1, 2**31 - 1)
+        self.max_depth = check_int("max_depth", max_depth, 0, 30)
+        self.root = Node(self.world, 0)
+
+    # -- routing ---------------------------------------------------------
+    def _route(self, box) -> tuple:
+        """``box`` clamped to the root's rectangle (so an outside box reaches the border leaves)."""
+        x0, y0, x1, y1 = self.root.rect
+        b = [float(v) for v in box]
+        return (min(max(b[0], x0), x1), min(max(b[1], y0), y1),
+                min(max(b[2], x0), x1), min(max(b[3], y0), y1))
+
+    def leaves_touching(self, box) -> list[Node]:
+        """The leaves a query for the closed ``box`` visits, depth first.
+
+        ``box`` is ``[xmin, ymin, xmax, ymax]`` in world units; a box outside the
+        world is first clamped to it (so it reaches the border leaves).
+        ``ValueError`` for a bad box.
+        """
+        return self._leaves(self._route(as_box(box)))
+
+    def _leaves(self, box) -> list[Node]:
+        """Leaves whose rectangles touch ``box`` (already routed), depth first."""
+        out, stack = [], [self.root]
+        while stack:
+            node = stack.pop()
+            if node.is_leaf:
+                out.append(node)
+            else:
+                stack.extend(c for c in reversed(node.children) if _touches(c.rect, box))
+        return out
+
+    # -- insert ----------------------------------------------------------
+    def _insert(self, slot, box):
+        self._insert_routed(self.root, int(slot), self._route(box))
+
+    def _insert_routed(self, start: Node, slot: int, routed) -> None:
+        stack = [start]
+        while stack:
+            node = stack.pop()
+            if not node.is_leaf:
+                stack.extend(c for c in reversed(node.children) if _touches(c.rect, routed))
+                continue
+            node.elements.append(slot)
+            if len(node.elements) > self.capacity and node.depth < self.max_depth:
+                self._split(node)
+
+    def _split(self, node: Node) -> None:
+        """Turn a full leaf into a branch with four children and push its elements down."""
+        node.children = [Node(r, node.depth + 1) for r in child_rects(node.rect)]
+        moving, node.elements = node.elements, []
+        for s in moving:
+            self._insert_routed(node, s, self._route(self.elements.boxes[s]))
+
+    # -- remove ----------------------------------------------------------
+    def _remove(self, slot, box):
+        slot = int(slot)
+        for leaf in self._leaves(self._route(box)):
+            leaf.elements.remove(slot)
+
+    def _update_many(self, slots, old, new):
+        """Remove every moved element (old boxes) first, then re-insert them all (new boxes).
+
+        One by one would be wrong here: the element table already holds every
+        *new* box, and a split caused by one re-insert would route a
+        not-yet-moved neighbour by its new box while it still sits in the
+        leaves of its old one.
+        """
+        for k, s in enumerate(slots.tolist()):
+            self._remove(s, old[k])
+        for s in slots.tolist():
+            self._insert(s, self.elements.boxes[s])
+
+    # -- query -----------------------------------------------------------
+    def _query(self, box):
+        found = set()
+        q = [float(v) for v in box]
+        boxes = self.elements.boxes
+        for leaf in self._leaves(self._route(q)):
+            for s in leaf.elements:
+                if s not in found and _touches(boxes[s].tolist(), q):
+                    found.add(s)
+        return np.array(sorted(found), dtype=np.int64)
+
+    # -- pairs -----------------------------------------------------------
+    def _pairs(self):
+        found = set()
+        boxes = self.elements.boxes.tolist()
+        stack = [self.root]
+        while stack:
+            node = stack.pop()
+            if not node.is_leaf:
+                stack.extend(node.children)
+                continue
+            e = node.elements
+            for i in range(len(e)):
+                a = boxes[e[i]]
+                for j in range(i + 1, len(e)):
+                    if _touches(a, boxes[e[j]]):
+                        found.add((e[i], e[j]) if e[i] < e[j] else (e[j], e[i]))
+        return np.array(sorted(found), dtype=np.int64).reshape(-1, 2)
+
+    # -- cleanup, clear --------------------------------------------------
+    def _cleanup(self):
+        """Collapse every branch whose four children are empty leaves (one level per call)."""
+        stack = [self.root] if not self.root.is_leaf else []
+        while stack:
+            node = stack.pop()
+            if all(c.is_leaf and not c.elements for c in node.children):
+                node.children = None
+            else:
+                stack.extend(c for c in node.children if not c.is_leaf)
+
+    def _clear(self):
+        self.root = Node(self.world, 0)
+
+    # -- inspection ------------------------------------------------------
+    def nodes(self) -> list[Node]:
+        """Every node, depth first from the root (children in TL, TR, BL, BR order)."""
+        out, stack = [], [self.root]
+        while stack:
+            node = stack.pop()
+            out.append(node)
+            if not node.is_leaf:
+                stack.extend(reversed(node.children))
+        return out
+
+    def node_count(self) -> int:
+        """Number of nodes, branches and leaves."""
+        return len(self.nodes())
+
+    def leaf_count(self) -> int:
+        return sum(n.is_leaf for n in self.nodes())
+
+    def depth(self) -> int:
+        """Depth of the deepest node (0 when the root is a leaf)."""
+        return max(n.depth for n in self.nodes())
+
+    def regions(self):
+        nodes = self.nodes()
+        return (np.array([n.rect for n in nodes], dtype=np.float64).reshape(-1, 4),
+                np.array([n.depth for n in nodes], dtype=np.int64))
+
+    def check_invariants(self) -> None:
+        """Raise ``AssertionError`` unless every node is consistent.
+
+        Branches have four children with the quadrant rectangles and no
+        elements; every stored slot is in exactly the leaves its routed box
+        touches; a leaf holds more than ``capacity`` elements only at
+        ``max_depth``.
+        """
+        live = set(self.elements.live_slots().tolist())
+        where: dict[int, set] = {s: set() for s in live}
+        for node in self.nodes():
+            if node.is_leaf:
+                assert len(set(node.elements)) == len(node.elements), "a slot appears twice in one leaf"
+                assert len(node.elements) <= self.capacity or node.depth == self.max_depth, "over-full leaf above max depth"
+                for s in node.elements:
+                    assert s in live, f"leaf holds dead slot {s}"
+                    where[s].add(id(node))
+            else:
+                assert not node.elements, "a branch holds elements"
+                assert len(node.children) == 4
+                for c, r in zip(node.children, child_rects(node.rect)):
+                    assert c.rect == r and c.depth == node.depth + 1
+        for s in live:
+            want = {id(n) for n in self._leaves(self._route(self.elements.boxes[s]))}
+            assert where[s] == want, f"slot {s} is not in exactly the leaves its box touches"
+
