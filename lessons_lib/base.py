@@ -34,7 +34,7 @@ from .core.elements import ElementTable
 from .geometry import ARTICLE_WORLD, as_box, as_boxes
 from .core.pair_order import canonical_pairs, normalize_pairs
 
-__all__ = ["BroadPhase", "STRUCTURES", "register", "normalize_pairs", "world_for"]
+__all__ = ["BroadPhase", "STRUCTURES", "register", "resolve_structure", "normalize_pairs", "world_for"]
 
 #: Every structure by short name, e.g. ``STRUCTURES["brute_force"]``.
 STRUCTURES: dict[str, type["BroadPhase"]] = {}
@@ -51,6 +51,25 @@ def register(name: str):
         return cls
 
     return deco
+
+
+def resolve_structure(structure) -> type["BroadPhase"]:
+    """A registered structure class from its :data:`STRUCTURES` name, or the class itself.
+
+    Raises
+    ------
+    ValueError
+        An unknown name; the message lists the registered ones.
+    TypeError
+        Neither a name nor a :class:`BroadPhase` subclass.
+    """
+    if isinstance(structure, str):
+        if structure not in STRUCTURES:
+            raise ValueError(f"unknown structure {structure!r}; registered: {', '.join(sorted(STRUCTURES))}")
+        return STRUCTURES[structure]
+    if isinstance(structure, type) and issubclass(structure, BroadPhase):
+        return structure
+    raise TypeError(f"structure must be a name in STRUCTURES or a BroadPhase subclass, got {structure!r}")
 
 
 def _check_id(id_) -> int:

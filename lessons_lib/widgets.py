@@ -40,7 +40,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from . import viz
-from .base import STRUCTURES, BroadPhase
+from .base import BroadPhase, resolve_structure
 from .geometry import as_box
 
 __all__ = ["OPERATIONS", "Snapshot", "StaticFigure", "Stepper", "draw_snapshot", "figure_png"]
@@ -259,15 +259,11 @@ def draw_snapshot(ax, snap: Snapshot, prev: Snapshot | None, *, view=None, max_d
 # --------------------------------------------------------------------------
 # Applying operations
 # --------------------------------------------------------------------------
-def _resolve_structure(structure, world) -> BroadPhase:
-    """A BroadPhase instance, or a new empty one from a :data:`STRUCTURES` name."""
+def _new_or_given(structure, world) -> BroadPhase:
+    """A BroadPhase instance as given, or a new empty one of a registered name or class."""
     if isinstance(structure, BroadPhase):
         return structure
-    if isinstance(structure, str):
-        if structure not in STRUCTURES:
-            raise KeyError(f"unknown structure {structure!r}; registered: {sorted(STRUCTURES)}")
-        return STRUCTURES[structure](world=world)
-    raise TypeError(f"structure must be a BroadPhase or a name in STRUCTURES, got {type(structure).__name__}")
+    return resolve_structure(structure)(world=world)
 
 
 def _parse_op(op, step: int) -> tuple:
@@ -411,7 +407,7 @@ class Stepper:
         the ids, boxes and regions: O(steps * (n + m + k)) memory in total, so
         keep step-through scenes small (tens of boxes, tens of steps).
         """
-        bp = _resolve_structure(structure, world)
+        bp = _new_or_given(structure, world)
         frames = [Snapshot.record(bp, 0)]
         for step, op in enumerate(operations, start=1):
             recorded = _apply(bp, _parse_op(op, step), step)

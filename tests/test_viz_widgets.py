@@ -295,7 +295,7 @@ def test_bad_operation_raises_naming_the_step(ops, step, exc, words):
 
 
 def test_unknown_structure_name():
-    with pytest.raises(KeyError, match="no_such_tree"):
+    with pytest.raises(ValueError, match="no_such_tree"):
         Stepper.from_operations("no_such_tree", [])
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..base import STRUCTURES, BroadPhase
+from ..base import resolve_structure
 from ..scenes import moved
 from ..timing import median_time
 
@@ -64,10 +64,6 @@ class Measurement:
 
 
 
-def _structure(structure) -> type[BroadPhase]:
-    return STRUCTURES[structure] if isinstance(structure, str) else structure
-
-
 def measure(structure, boxes: np.ndarray, *, label: str | None = None, repeat: int = 3,
             reference: np.ndarray | None = None, **params) -> Measurement:
     """Median build and pairs times of ``structure`` on ``boxes``.
@@ -75,7 +71,7 @@ def measure(structure, boxes: np.ndarray, *, label: str | None = None, repeat: i
     Raises ``AssertionError`` when ``reference`` (a ``(k, 2)`` pairs array) is
     given and the structure's pairs differ from it: a wrong answer is never timed.
     """
-    cls = _structure(structure)
+    cls = resolve_structure(structure)
     build_s, bp = median_time(lambda: cls.from_boxes(boxes, **params), repeat)
     pairs_s, pairs = median_time(bp.pairs, repeat)
     if reference is not None:
@@ -90,7 +86,7 @@ def measure_moving(structure, boxes: np.ndarray, *, step: float = 1.0, label: st
 
     ``reference``, if given, is the pairs of the *moved* boxes.
     """
-    cls = _structure(structure)
+    cls = resolve_structure(structure)
     bp = cls.from_boxes(boxes, **params)
     ids = np.arange(len(boxes), dtype=np.int64)
     frames = [moved(boxes, step), boxes]

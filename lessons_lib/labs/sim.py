@@ -66,7 +66,7 @@ from dataclasses import astuple, dataclass, fields
 
 import numpy as np
 
-from ..base import STRUCTURES, BroadPhase
+from ..base import resolve_structure
 from ..structures.curves import hilbert_keys
 from ..geometry import as_box
 from ..core.jit import njit
@@ -80,7 +80,6 @@ __all__ = [
     "kinetic_energy",
     "move_agents",
     "rasterise_agents",
-    "resolve_structure",
 ]
 
 #: Phases of a frame, in order; ``FrameStats`` has ``<phase>_ms`` for each.
@@ -363,25 +362,6 @@ class FrameStats:
     candidates: int
     contacts: int
     memory_bytes: int
-
-
-def resolve_structure(structure) -> type[BroadPhase]:
-    """A registered structure class from its name (or the class itself).
-
-    Raises
-    ------
-    ValueError
-        An unknown name, listing the registered ones.
-    TypeError
-        Neither a name nor a ``BroadPhase`` subclass.
-    """
-    if isinstance(structure, str):
-        if structure not in STRUCTURES:
-            raise ValueError(f"unknown structure {structure!r}; registered: {', '.join(sorted(STRUCTURES))}")
-        return STRUCTURES[structure]
-    if isinstance(structure, type) and issubclass(structure, BroadPhase):
-        return structure
-    raise TypeError(f"structure must be a name in STRUCTURES or a BroadPhase subclass, got {structure!r}")
 
 
 def _positive_int(name, v) -> int:

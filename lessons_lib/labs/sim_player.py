@@ -34,8 +34,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..base import STRUCTURES
-from .sim import Simulation, resolve_structure
+from ..base import STRUCTURES, resolve_structure
+from .sim import Simulation
 
 __all__ = ["SimulationPlayer", "DEFAULT_STRUCTURES", "png_bytes"]
 
