@@ -9,6 +9,12 @@ name contains ``--only TEXT``; timing never fails the run.
 
 ``make bench`` runs the benchmark suites of lesson 11 first
 (``python -m lessons_lib.bench --suite all``), then these goals.
+
+Suites that compare with code outside the project (kept beside the repository,
+never copied into it) are run by hand: :mod:`benchmarks.anchor_c` runs the
+quadtree answer set's own C/C++ (compact quadtree, loose/tight double grid)
+beside every structure on the same frames of moving agents; without that
+folder it prints one ``skipped: ...`` line and exits 0.
 """
 from __future__ import annotations
 
