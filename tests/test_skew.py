@@ -1,0 +1,71 @@
+"""No structure degrades on a skewed extent.
+
+Bytes per element, and CPU time per (box + pair) for build + pairs, on elongated,
+clustered, duplicate-heavy and giants-among-small scenes stay within a small factor
+of the same structure on a uniform scene of the same size. Bytes are exact; the time
+bound is generous (best of three CPU-time runs: the machines are shared), its job is
+to catch the hundredfold blow-ups of a structure that stores each box in a hundred
+leaves, not to benchmark.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from lessons_lib import STRUCTURES, make_scene, scale_to
+
+N = 4_000
+#: Structures not yet checked on skewed scenes (this set only shrinks).
+PENDING = {"quadtree", "hierarchical_grid", "point_grid"}
+BYTES_FACTOR = 3.0
+TIME_FACTOR = 8.0
+
+
+def _scene(kind: str, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    if kind == "uniform":
+        return make_scene("random", N, seed=seed, world=scale_to(N))
+    if kind == "line":  # 0.5 x 0.5 boxes along a line N units long, one unit tall
+        x = rng.uniform(0, N, N)
+        y = rng.uniform(0, 0.5, N)
+        return np.column_stack([x, y, x + 0.5, y + 0.5])
+    if kind == "column":
+        b = _scene("line", seed)
+        return b[:, [1, 0, 3, 2]]
+    if kind == "clustered":
+        return make_scene("clustered", N, seed=seed, world=scale_to(N))
+    if kind == "duplicates":  # every box repeated four times
+        base = make_scene("random", N // 4, seed=seed, world=scale_to(N))
+        return np.repeat(base, 4, axis=0)
+    if kind == "giants":
+        return make_scene("mixed_sizes", N, seed=seed, world=scale_to(N))
+    raise ValueError(kind)
+
+
+def _cost(name: str, boxes: np.ndarray) -> tuple[float, float]:
+    """(bytes per element, best CPU seconds per (box + pair)) of build + pairs."""
+    best, bp, pairs = np.inf, None, None
+    for _ in range(3):
+        t0 = time.process_time()
+        bp = STRUCTURES[name].from_boxes(boxes)
+        pairs = bp.pairs()
+        best = min(best, time.process_time() - t0)
+    return bp.memory_bytes() / len(boxes), best / (len(boxes) + len(pairs))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(STRUCTURES))
+def test_skewed_scenes_cost_about_what_the_uniform_scene_costs(name):
+    if name in PENDING:
+        pytest.skip("not yet checked on skewed scenes")
+    if name in ("brute_force", "naive_quadtree"):
+        pytest.skip("O(n^2) or Python objects by design: the lesson shows it")
+    base_bytes, base_time = _cost(name, _scene("uniform"))
+    report = []
+    for kind in ("line", "column", "clustered", "duplicates", "giants"):
+        b, t = _cost(name, _scene(kind))
+        report.append(f"{kind}: {b / base_bytes:.2f}x bytes, {t / base_time:.2f}x time per (box + pair)")
+        assert b <= BYTES_FACTOR * base_bytes, "; ".join(report)
+        assert t <= TIME_FACTOR * base_time, "; ".join(report)
