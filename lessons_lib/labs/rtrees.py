@@ -219,17 +219,18 @@ def median_costs(sizes=(1_000, 10_000, 100_000, 1_000_000), seed: int = 5, log=N
     return rows
 
 
-def store_results(log=print) -> list:
-    """Write ``data/results/tree_loaders.csv`` and ``kd_median.csv``; return their paths."""
+def store_results(log=print, *, ns=(1_000, 3_000, 10_000, 30_000, 100_000), sizes=(1_000, 10_000, 100_000, 1_000_000),
+                  names=(LOADER_RESULTS, MEDIAN_RESULTS)) -> list:
+    """Write ``data/results/tree_loaders.csv`` and ``kd_median.csv`` (or the two paths in ``names``); return their paths."""
     from ..data import save_results
 
     cmd = "python -m lessons_lib.labs.rtrees --store"
-    loaders = loader_costs(log=log)
-    medians = median_costs(log=log)
-    return [save_results(LOADER_RESULTS, loaders, command=cmd,
+    loaders = loader_costs(ns, log=log)
+    medians = median_costs(sizes, log=log)
+    return [save_results(names[0], loaders, command=cmd,
                          what="lessons 09-10: build and pairs() of every way to make a tree, random scene scaled to n, "
                               "median CPU ms of 3 runs, max_entries/capacity at their defaults"),
-            save_results(MEDIAN_RESULTS, medians, command=cmd,
+            save_results(names[1], medians, command=cmd,
                          what="lesson 10: the median of k random floats by np.sort and by np.partition (selection), "
                               "median CPU ms")]
 

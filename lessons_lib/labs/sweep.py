@@ -701,12 +701,13 @@ def frame_costs(n: int = 100_000, steps=(0.1, 0.25, 0.5, 1.0, 2.0, 4.0), repeat:
     return rows
 
 
-def store_results(n: int = 100_000, repeat: int = 5, log=print):
-    """Run :func:`frame_costs` and write ``data/results/sweep_coherence.csv``; return its path."""
+def store_results(n: int = 100_000, repeat: int = 5, log=print, *, steps=(0.1, 0.25, 0.5, 1.0, 2.0, 4.0),
+                  name: str = COHERENCE_RESULTS):
+    """Run :func:`frame_costs` and write ``data/results/<name>.csv`` (``name`` may be a path); return its path."""
     from ..data import save_results
 
-    rows = frame_costs(n, repeat=repeat, log=log)
-    return save_results(COHERENCE_RESULTS, rows, command="python -m lessons_lib.labs.sweep --store",
+    rows = frame_costs(n, steps=steps, repeat=repeat, log=log)
+    return save_results(name, rows, command="python -m lessons_lib.labs.sweep --store",
                         what=f"lesson 08: one frame of the random scene scaled to n = {n:,}, by distance moved per "
                              f"frame; sort step and whole frame (update_many + pairs), median CPU ms of {repeat} "
                              "frames back and forth")
