@@ -141,39 +141,29 @@ def x_only(c, M):
     return [o[a:a + M] for a in range(0, len(c), M)]
 
 
-def unstable(c, M):  # the textbook steps with quicksort: ties land in other groups
-    k = len(c)
-    if k == 0:
-        return []
-    S = math.ceil(math.sqrt(math.ceil(k / M)))
-    by_x = np.argsort(-c[:, 0], kind="stable")[::-1]  # ties in reverse order
-    out = []
-    for s in range(0, k, S * M):
-        sl = by_x[s:s + S * M]
-        sl = sl[np.argsort(c[sl, 1], kind="stable")]
-        out += [sl[a:a + M] for a in range(0, len(sl), M)]
-    return out
-
-
-def floor_slices(c, M):  # S = floor(sqrt(P)) instead of ceil
-    k = len(c)
-    if k == 0:
-        return []
-    S = max(1, math.isqrt(math.ceil(k / M)))
-    by_x = np.argsort(c[:, 0], kind="stable")
-    out = []
-    for s in range(0, k, S * M):
-        sl = by_x[s:s + S * M]
-        sl = sl[np.argsort(c[sl, 1], kind="stable")]
-        out += [sl[a:a + M] for a in range(0, len(sl), M)]
-    return out
+def make_str(ties="stable", slices="ceil"):
+    """The textbook steps with one knob turned: equal x in reverse order, or S = floor(sqrt(P))."""
+    def str_level(c, M):
+        k = len(c)
+        if k == 0:
+            return []
+        P = math.ceil(k / M)
+        S = math.ceil(math.sqrt(P)) if slices == "ceil" else max(1, math.isqrt(P))
+        by_x = np.argsort(c[:, 0], kind="stable") if ties == "stable" else np.argsort(-c[:, 0], kind="stable")[::-1]
+        groups = []
+        for first in range(0, k, S * M):
+            part = by_x[first:first + S * M]
+            part = part[np.argsort(c[part, 1], kind="stable")]
+            groups += [part[a:a + M] for a in range(0, len(part), M)]
+        return groups
+    return str_level
 
 
 @pytest.mark.parametrize("wrong, message", [
     (stub, "not written yet"),
     (x_only, "sort each slice by y"),
-    (unstable, "group"),
-    (floor_slices, "group"),
+    (make_str(ties="reversed"), "group"),   # equal x in the other order (an unstable sort)
+    (make_str(slices="floor"), "group"),    # S = floor(sqrt(P))
     (lambda c, M: [np.array([i]) for i in range(len(c))], "groups, expected"),
     (lambda c, M: [np.arange(len(c))] * 2 if len(c) else [], "repeated"),
     (lambda c, M: [np.arange(len(c), dtype=float)] if len(c) else [], "integer ids"),
@@ -245,27 +235,24 @@ def make_split(rule="select"):
 
 
 def quickselect(perm, lo, hi, centres, axis):
-    """Hoare's quickselect written out (what the lesson's hint describes)."""
+    """Quickselect with Lomuto's partition written out (another way than the library's)."""
     kth = lo + (hi - lo) // 2
     left, right = lo, hi - 1
     while left < right:
-        pivot = centres[perm[(left + right) // 2], axis]
-        i, j = left, right
-        while i <= j:
-            while centres[perm[i], axis] < pivot:
-                i += 1
-            while centres[perm[j], axis] > pivot:
-                j -= 1
-            if i <= j:
-                perm[i], perm[j] = perm[j], perm[i]
-                i += 1
-                j -= 1
-        if kth <= j:
-            right = j
-        elif kth >= i:
-            left = i
-        else:
+        middle = (left + right) // 2
+        perm[middle], perm[right] = perm[right], perm[middle]
+        pivot, store = centres[perm[right], axis], left
+        for i in range(left, right):
+            if centres[perm[i], axis] < pivot:
+                perm[store], perm[i] = perm[i], perm[store]
+                store += 1
+        perm[right], perm[store] = perm[store], perm[right]
+        if kth == store:
             break
+        if kth < store:
+            right = store - 1
+        else:
+            left = store + 1
     return float(centres[perm[kth], axis])
 
 
