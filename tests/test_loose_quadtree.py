@@ -159,12 +159,34 @@ def test_bad_update_leaves_bounds_and_leaves_unchanged():
         np.testing.assert_array_equal(a, b)
 
 
-def test_coincident_points_stop_at_max_depth():
-    bp = LooseQuadtree.from_boxes(np.tile([5.0, 5.0, 5.0, 5.0], (40, 1)), capacity=2, max_depth=6,
+def test_elements_sharing_one_centre_cell_do_not_split_whatever_the_depth():
+    bp = LooseQuadtree.from_boxes(np.tile([5.0, 5.0, 5.0, 5.0], (40, 1)), capacity=2, max_depth=30,
                                   world=[0, 0, 64, 64])
     bp.check_invariants(exact=True)
-    assert bp.depth() == 6
+    assert bp.depth() == 0 and bp.node_count() == 1
     assert len(bp.pairs()) == 40 * 39 // 2
+    bp.insert(40, [60, 60, 61, 61])  # another centre: the split separates it, one level suffices
+    bp.check_invariants(exact=True)
+    assert bp.depth() == 1
+    bp.update(3, [5.5, 5.5, 5.5, 5.5])  # moves its centre inside the crowded leaf: the leaf splits
+    bp.check_invariants()
+    assert bp.depth() > 1 and bp.node_count() <= 1 + 4 * 30
+    bp.update(3, [5, 5, 5, 5])
+    bp.cleanup()
+    bp.check_invariants(exact=True)
+    assert len(bp.pairs()) == 40 * 39 // 2
+
+
+def test_cleanup_merges_under_full_quartets():
+    bp = LooseQuadtree(world=[0, 0, 64, 64], capacity=2, max_depth=6)
+    for i, b in enumerate([[1, 1, 2, 2], [3, 3, 4, 4], [5, 5, 6, 6], [60, 60, 61, 61]]):
+        bp.insert(i, b)
+    assert bp.depth() >= 2
+    bp.remove(1)
+    bp.remove(2)
+    bp.cleanup()  # two elements left, capacity 2: the whole tree merges back into the root, in one pass
+    bp.check_invariants(exact=True)
+    assert bp.node_count() == 1 and sorted(bp.leaf_elements(0)) == [0, 3]
 
 
 @pytest.mark.parametrize("kw, pattern", [

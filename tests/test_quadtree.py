@@ -16,7 +16,9 @@ from hypothesis import strategies as st
 from bp_strategies import box_arrays, filter_query, model_pairs, nested_loop_pairs
 from lessons_lib import SCENES, NaiveQuadtree, Quadtree, brute_force_pairs, make_scene
 from lessons_lib.structures.naive_quadtree import child_rects
-from lessons_lib.structures.quadtree import BRANCH, cell_of, morton_code
+from lessons_lib.structures.curves import morton_encode
+from lessons_lib.structures.grid_cells import cell_of
+from lessons_lib.structures.quadtree import BRANCH, leaf_pairs
 
 TREES = [NaiveQuadtree, Quadtree]
 by_tree = pytest.mark.parametrize("cls", TREES, ids=lambda c: c.__name__)
@@ -223,29 +225,63 @@ def test_cell_of_is_a_true_floor_then_a_clamp():
 
 @by_tree
 @pytest.mark.parametrize("copies", [9, 10_000])
-def test_coincident_points_stop_at_max_depth(cls, copies):
+def test_coincident_points_do_not_split_whatever_the_depth(cls, copies):
     if copies == 10_000 and cls is NaiveQuadtree:
-        copies = 2_000  # same fault, in interpreted Python
-    bp = cls(world=[0, 0, 100, 100], capacity=8, max_depth=6)
+        copies = 2_000  # same rule, in interpreted Python
+    bp = cls(world=[0, 0, 100, 100], capacity=8, max_depth=30)
     for i in range(copies):
         bp.insert(i, [37.5, 12.25, 37.5, 12.25])
-    assert bp.depth() == 6
+    assert bp.depth() == 0 and bp.node_count() == 1  # a split would hand all of them to one child
     np.testing.assert_array_equal(bp.query([37.5, 12.25, 37.5, 12.25]), np.arange(copies))
     np.testing.assert_array_equal(bp.query([0, 0, 37.5, 12.25]), np.arange(copies))
     assert len(bp.query([0, 0, 37.4, 100])) == 0
     if copies <= 100:
         assert len(bp.pairs()) == copies * (copies - 1) // 2
-        bp.check_invariants()
+    bp.check_invariants()
+    bp.insert(copies, [80, 80, 81, 81])  # one element elsewhere: now a split separates it
+    assert bp.depth() >= 1
+    bp.check_invariants()
+    assert bp.node_count() <= 4 * 30 + 1  # one path down, not 4**depth nodes
+    np.testing.assert_array_equal(bp.query([80, 80, 80, 80]), [copies])
 
 
 @by_tree
-def test_huge_overlapping_boxes_stop_at_max_depth(cls):
+def test_near_coincident_points_still_split_down_to_max_depth(cls):
+    bp = cls(world=[0, 0, 64, 64], capacity=2, max_depth=5)
+    for i, x in enumerate([9.5, 10.0, 10.5]):
+        bp.insert(i, [x, 10, x, 10])
+    assert bp.depth() == 5  # they separate only in the leaves of size 2 (64 / 32)
+    bp.check_invariants()
+    assert len(bp.pairs()) == 0
+
+
+@by_tree
+def test_boxes_covering_the_whole_leaf_do_not_split(cls):
     bp = cls(world=[0, 0, 64, 64], capacity=2, max_depth=4)
     for i in range(12):
-        bp.insert(i, [-10.0 - i, -10.0, 80.0, 80.0 + i])
-    assert bp.depth() == 4
+        bp.insert(i, [-10.0 - i, -10.0, 80.0, 80.0 + i])  # all different, all covering the root
+    assert bp.depth() == 0 and bp.node_count() == 1
     assert len(bp.pairs()) == 66
+    bp.insert(12, [1, 1, 2, 2])  # separable: the root splits, the giants fill the other children
+    assert bp.depth() == 4 and bp.node_count() <= 1 + 4 * 4
+    assert len(bp.pairs()) == 66 + 12
     bp.check_invariants()
+
+
+@by_tree
+def test_from_boxes_of_identical_boxes_stays_linear(cls):
+    copies = 400 if cls is Quadtree else 60
+    boxes = np.tile([50.0, 50.0, 750.0, 550.0], (copies, 1))
+    bp = cls.from_boxes(boxes, world=[0, 0, 800, 600], max_depth=30)
+    assert bp.node_count() == 1
+    assert len(bp.pairs()) == copies * (copies - 1) // 2
+    for i in range(0, copies, 2):
+        bp.remove(i)
+    bp.update(1, [0, 0, 1, 1])
+    bp.cleanup()
+    bp.check_invariants()
+    m = len(bp)
+    assert len(bp.pairs()) == (m - 1) * (m - 2) // 2
 
 
 @by_tree
@@ -367,8 +403,8 @@ def test_compact_layout_is_8_bytes_per_node_and_element_node():
     assert qt.node_count() == len(t["index"]) and qt.leaf_count() == int(t["is_leaf"].sum())
 
 
-def test_morton_code_interleaves_bits():
-    assert morton_code([0, 1, 0, 1, 2, 3], [0, 0, 1, 1, 0, 3], 2).tolist() == [0, 1, 2, 3, 4, 15]
+def test_bulk_load_order_is_the_shared_morton_code():
+    assert morton_encode([0, 1, 0, 1, 2, 3], [0, 0, 1, 1, 0, 3]).tolist() == [0, 1, 2, 3, 4, 15]
 
 
 # --------------------------------------------------------------------------
@@ -417,15 +453,13 @@ def test_pairs_walk_regrows_its_output_when_the_guess_is_short(copies):
     np.testing.assert_array_equal(qt.pairs(), brute_force_pairs(np.vstack([boxes, [[90, 90, 95, 95]]])))
 
 
-def test_pairs_core_output_trusted_only_below_its_size():
-    from lessons_lib.structures.quadtree import pairs_core
-
+def test_leaf_pairs_output_trusted_only_below_its_size():
     boxes = make_scene("random", 400, seed=8)
     qt = Quadtree.from_boxes(boxes, capacity=8, max_depth=5)
     big = int(max(16, qt.nodes[:, 1].max()))
     scratch = (np.empty((3 * qt.max_depth + 1, 5), np.int64), np.empty((big, 4)), np.empty(big, np.int64),
                np.empty((big, 2), np.int64))
-    run = lambda out: pairs_core(qt.nodes, qt.enodes, qt.elements.boxes, *qt._args(), *scratch, out)
+    run = lambda out: leaf_pairs(qt.tree, qt._cells, qt.elements.boxes, *scratch, out)
     m = run(np.empty((10_000, 2), np.int64))
     ref = {tuple(sorted(p)) for p in brute_force_pairs(boxes).tolist()}
     assert m == len(ref) > 0

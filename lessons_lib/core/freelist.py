@@ -17,8 +17,8 @@ both in constant time:
 
 The state is three things: the ``(capacity, width)`` int32 array, and two
 counters kept in a small int64 array ``meta = [used, head]`` so that numba
-kernels can update them in place. The kernels below (:func:`fl_alloc`,
-:func:`fl_erase`) are what the quadtree calls; :class:`FreeList` wraps them for
+kernels can update them in place. The kernels below (:func:`fl_take`,
+:func:`fl_alloc`, :func:`fl_erase`) are what the quadtrees call; :class:`FreeList` wraps them for
 lessons and tests.
 
 The quadtree also frees its child nodes *in blocks of four* (the four children
@@ -39,6 +39,8 @@ from .jit import njit
 
 __all__ = [
     "FREE_MARK",
+    "USED",
+    "HEAD",
     "FreeList",
     "fl_alloc",
     "fl_alloc_block",
@@ -90,6 +92,18 @@ def fl_alloc_block(arr, meta, block):
     arr = fl_grow(arr, first + block)
     meta[USED] = first + block
     return arr, first
+
+
+@njit
+def fl_take(arr, meta, block):
+    """:func:`fl_alloc_block` when ``arr`` is known to have room: returns the index only (nothing is grown)."""
+    head = meta[HEAD]
+    if head != -1:
+        meta[HEAD] = arr[head, 0]
+        return head
+    first = meta[USED]
+    meta[USED] = first + block
+    return first
 
 
 @njit
@@ -235,17 +249,3 @@ class FreeList:
     def __repr__(self) -> str:
         return f"FreeList(width={self.width}, live={len(self)}, holes={self.holes()}, range={self.range()})"
 
-
-# ==========================================================================
-# Insert (with splits)
-# ==========================================================================
-@njit
-def fl_take(arr, meta, block):
-    """:func:`fl_alloc_block` when ``arr`` is known to have room: returns the index only."""
-    head = meta[1]
-    if head != -1:
-        meta[1] = arr[head, 0]
-        return head
-    first = meta[0]
-    meta[0] = first + block
-    return first

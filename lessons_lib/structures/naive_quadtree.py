@@ -20,16 +20,21 @@ Rules
 * A leaf holds up to ``capacity`` elements; the next insert splits it into four
   equal quadrants (half the width *and* half the height: an 800 x 600 root has
   400 x 300 children) and moves its elements down, unless the leaf is already
-  at ``max_depth``, where it simply grows. Coincident points and huge boxes
-  therefore stop at ``max_depth``; nothing recurses forever.
+  at ``max_depth``, or unless the split would separate nothing: when every
+  element's box, clipped to the leaf, is the same (identical boxes, or boxes
+  covering the whole leaf), every child would receive all of them, at every
+  depth. Such a leaf simply grows, so coincident and huge boxes cost memory
+  linear in their number, whatever ``max_depth``.
 * A box goes into **every leaf it touches** (closed rectangles: a box lying on
   the line between two quadrants goes into both).
 * A box (partly) outside the root is routed by its clamp to the root's
   rectangle, so it lands in the border leaves and is never lost; its real box
   (in the element table) is what queries and pairs test.
 * ``remove`` descends to the leaves the box touches and takes the slot out of
-  their lists. Empty leaves stay until :meth:`cleanup`, which turns a branch
-  whose four children are empty leaves back into a leaf (one level per call).
+  their lists. Emptied leaves stay until :meth:`cleanup`, which turns a branch
+  whose four children are leaves holding at most ``capacity`` entries together
+  back into a leaf (one level per call), so the tree follows where the
+  elements are now, not everywhere they have been.
 * ``pairs`` tests all pairs inside each leaf and drops duplicates (pairs met in
   several leaves) with a Python ``set``.
 
@@ -48,8 +53,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import BroadPhase, register
-from ..geometry import as_box
 from ..core.params import check_int
+from ..geometry import as_box
+from .quad_nodes import MAX_DEPTH_LIMIT, SquareWorldFromBoxes
 
 __all__ = ["Node", "NaiveQuadtree", "child_rects"]
 
@@ -70,7 +76,7 @@ def child_rects(rect) -> list[tuple[float, float, float, float]]:
         version is to take the vertical half-size from the width).
     """
     x0, y0, x1, y1 = (float(v) for v in rect)
-    mx, my = 0.5 * (x0 + x1), 0.5 * (y0 + y1)
+    mx, my = 0.5 * x0 + 0.5 * x1, 0.5 * y0 + 0.5 * y1  # halves added: no overflow near the float limit
     return [(x0, my, mx, y1), (mx, my, x1, y1), (x0, y0, mx, my), (mx, y0, x1, my)]
 
 
@@ -98,38 +104,61 @@ class Node:
 
 
 @register("naive_quadtree")
-class NaiveQuadtree(BroadPhase):
+class NaiveQuadtree(SquareWorldFromBoxes, BroadPhase):
     """Point-region quadtree of Python node objects with a list of elements per leaf.
 
     Parameters
     ----------
     world : array_like, shape (4,), optional
         The root's rectangle ``[xmin, ymin, xmax, ymax]`` (any position, any
-        aspect ratio). Boxes outside it are still stored (in border leaves).
+        aspect ratio; default the article's 800 x 600, and ``from_boxes``
+        infers the boxes' bounding square). Boxes outside it are still stored
+        (in border leaves).
     capacity : int
         Elements a leaf holds before it splits (>= 1). Default 8.
     max_depth : int
-        Depth at which leaves stop splitting (0 = the root never splits). Default 8.
-        Keep it modest: where more than ``capacity`` boxes overlap a common
-        area, every leaf there splits down to ``max_depth``.
+        Depth at which leaves stop splitting (0 = the root never splits;
+        at most 30). Default 8. A leaf also stays a leaf when a split would
+        separate nothing (coincident boxes, boxes covering the whole leaf).
 
     Raises
     ------
     ValueError
-        ``capacity < 1``, ``max_depth < 0`` or ``> 30``, a non-integer parameter.
+        ``capacity < 1``, ``max_depth`` outside ``0 .. 30``, a non-integer
+        parameter; the common errors of :class:`~lessons_lib.base.BroadPhase`
+        (a bad box, a duplicate id).
+    KeyError
+        ``remove`` or ``update`` of an unknown id.
 
     Notes
     -----
+    Coordinates: any finite float64, from denormals to the float limit (node
+    rectangles are halved as ``0.5 x0 + 0.5 x1``, which never overflows).
     Insert: O(depth + leaves touched), plus the occasional split. Query: the
     leaves the query touches, then a set of hits. Pairs: sum over leaves of
     ``k^2 / 2`` tests plus a set of pairs. Everything is interpreted Python:
     this is the slow reference design of lesson 04.
+
+    References
+    ----------
+    Finkel and Bentley (1974); the quadtree answer set [SO-quadtree] names
+    this design's costs.
+
+    Examples
+    --------
+    >>> t = NaiveQuadtree(world=[0, 0, 100, 100], capacity=2)
+    >>> for i, box in enumerate([[10, 10, 20, 20], [15, 15, 30, 30], [60, 60, 70, 70]]):
+    ...     t.insert(i, box)
+    >>> t.pairs().tolist(), t.node_count(), t.depth()
+    ([[0, 1]], 5, 1)
+    >>> [leaf.elements for leaf in t.nodes() if leaf.is_leaf]
+    [[], [2], [0, 1], []]
     """
 
     def __init__(self, *, world=None, capacity: int = 8, max_depth: int = 8):
         super().__init__(world=world)
         self.capacity = check_int("capacity", capacity, 1, 2**31 - 1)
-        self.max_depth = check_int("max_depth", max_depth, 0, 30)
+        self.max_depth = check_int("max_depth", max_depth, 0, MAX_DEPTH_LIMIT)
         self.root = Node(self.world, 0)
 
     # -- routing ---------------------------------------------------------
@@ -172,8 +201,25 @@ class NaiveQuadtree(BroadPhase):
                 stack.extend(c for c in reversed(node.children) if _touches(c.rect, routed))
                 continue
             node.elements.append(slot)
-            if len(node.elements) > self.capacity and node.depth < self.max_depth:
+            if len(node.elements) > self.capacity and node.depth < self.max_depth and self._split_separates(node):
                 self._split(node)
+
+    def _clipped(self, slot: int, rect) -> tuple:
+        """The routed box of ``slot`` clipped to ``rect``: what decides which of its descendants it lies in."""
+        b = self._route(self.elements.boxes[slot])
+        return max(b[0], rect[0]), max(b[1], rect[1]), min(b[2], rect[2]), min(b[3], rect[3])
+
+    def _split_separates(self, node: Node) -> bool:
+        """Would splitting the over-full leaf ``node`` separate any of its elements?
+
+        Not when all their routed boxes, clipped to the leaf, are equal. Past
+        ``capacity + 1`` elements the older ones are already equal (the leaf
+        did not split for them), so the newest and one other decide.
+        """
+        e = node.elements
+        newest = self._clipped(e[-1], node.rect)
+        others = e[:1] if len(e) > self.capacity + 1 else e[:-1]
+        return any(self._clipped(s, node.rect) != newest for s in others)
 
     def _split(self, node: Node) -> None:
         """Turn a full leaf into a branch with four children and push its elements down."""
@@ -232,14 +278,20 @@ class NaiveQuadtree(BroadPhase):
 
     # -- cleanup, clear --------------------------------------------------
     def _cleanup(self):
-        """Collapse every branch whose four children are empty leaves (one level per call)."""
+        """Merge every branch whose four children are leaves holding at most ``capacity`` entries (one level per call).
+
+        The merged leaf holds their elements, each once. Parents are visited
+        before children, so a branch whose children merge waits for the next call.
+        """
         stack = [self.root] if not self.root.is_leaf else []
         while stack:
             node = stack.pop()
-            if all(c.is_leaf and not c.elements for c in node.children):
+            kids = node.children
+            if all(c.is_leaf for c in kids) and sum(len(c.elements) for c in kids) <= self.capacity:
+                node.elements = list(dict.fromkeys(s for c in kids for s in c.elements))
                 node.children = None
             else:
-                stack.extend(c for c in node.children if not c.is_leaf)
+                stack.extend(c for c in kids if not c.is_leaf)
 
     def _clear(self):
         self.root = Node(self.world, 0)
@@ -277,14 +329,16 @@ class NaiveQuadtree(BroadPhase):
         Branches have four children with the quadrant rectangles and no
         elements; every stored slot is in exactly the leaves its routed box
         touches; a leaf holds more than ``capacity`` elements only at
-        ``max_depth``.
+        ``max_depth`` or when their routed boxes clipped to it are equal.
         """
         live = set(self.elements.live_slots().tolist())
         where: dict[int, set] = {s: set() for s in live}
         for node in self.nodes():
             if node.is_leaf:
                 assert len(set(node.elements)) == len(node.elements), "a slot appears twice in one leaf"
-                assert len(node.elements) <= self.capacity or node.depth == self.max_depth, "over-full leaf above max depth"
+                assert (len(node.elements) <= self.capacity or node.depth == self.max_depth
+                        or len({self._clipped(s, node.rect) for s in node.elements}) == 1), \
+                    "over-full leaf above max depth though a split would separate its elements"
                 for s in node.elements:
                     assert s in live, f"leaf holds dead slot {s}"
                     where[s].add(id(node))
