@@ -56,7 +56,7 @@ from .grid_cells import cell_of
 __all__ = [
     "FIRST", "COUNT", "BRANCH", "TL", "TR", "BL", "BR", "MAX_DEPTH_LIMIT", "MIN_SIDE", "RELATIVE_SIDE",
     "cell_frame", "square_world", "SquareWorldFromBoxes", "QuadNodes", "put", "take", "put_children", "cell_box", "centre_cell", "child_corner",
-    "quadrant", "node_rows", "cell_rects", "morton_order", "ROW_NODE", "ROW_DEPTH", "ROW_LX", "ROW_LY", "ROW_COUNT",
+    "quadrant", "node_rows", "leaves_overlapping", "find_leaves", "cell_rects", "morton_order", "ROW_NODE", "ROW_DEPTH", "ROW_LX", "ROW_LY", "ROW_COUNT",
 ]
 
 #: Columns of a node row: head of the leaf's list or first child; element count, or BRANCH.
@@ -156,8 +156,8 @@ class SquareWorldFromBoxes:
 class QuadNodes(SquareWorldFromBoxes):
     """Mixin of the compact and loose quadtrees: what a class over a node array shows of it.
 
-    Expects ``nodes``, ``node_meta`` (the free list's ``[used, head]``) and
-    ``max_depth`` attributes.
+    Expects ``nodes``, ``node_meta`` (the free list's ``[used, head]``),
+    ``max_depth`` and ``_cells`` (the cell frame) attributes.
     """
 
     @property
@@ -180,6 +180,28 @@ class QuadNodes(SquareWorldFromBoxes):
     def depth(self) -> int:
         """Depth of the deepest node (0 when the root is a leaf)."""
         return int(self.node_rows()[:, ROW_DEPTH].max())
+
+    def cell_range(self, box) -> tuple[int, int, int, int]:
+        """Inclusive integer cell range ``(cx0, cy0, cx1, cy1)`` of a box (floor, then clamp)."""
+        b = [float(v) for v in box]
+        return tuple(int(v) for v in cell_box(self._cells, b[0], b[1], b[2], b[3]))
+
+    def check_leaf_cover(self, rows: np.ndarray, where: dict) -> None:
+        """Raise ``AssertionError`` unless every slot lies in exactly the leaves its cell range overlaps, once each.
+
+        ``rows`` are the live nodes (:func:`node_rows`); ``where`` maps each
+        live slot to the ``(lx, ly, size)`` of the leaves whose lists hold it.
+        """
+        leaf_rows = rows[rows[:, ROW_COUNT] != BRANCH]
+        llx, lly = leaf_rows[:, ROW_LX], leaf_rows[:, ROW_LY]
+        lsize = np.left_shift(1, self.max_depth - leaf_rows[:, ROW_DEPTH])
+        for s, got in where.items():
+            cx0, cy0, cx1, cy1 = self.cell_range(self.elements.boxes[s])
+            assert len(set(got)) == len(got), f"slot {s} twice in one leaf"
+            for lx, ly, size in got:
+                assert lx <= cx1 and cx0 < lx + size and ly <= cy1 and cy0 < ly + size, f"slot {s} in a leaf its box misses"
+            want = int(((llx <= cx1) & (cx0 < llx + lsize) & (lly <= cy1) & (cy0 < lly + lsize)).sum())
+            assert want == len(got), f"slot {s} is in {len(got)} leaves, its box overlaps {want}"
 
     def check_node_blocks(self, rows: np.ndarray) -> None:
         """Raise ``AssertionError`` unless the live ``rows`` and the free blocks partition the nodes handed out.
@@ -302,6 +324,39 @@ def node_rows(nodes, max_depth, n_handed_out):
         if nodes[node, COUNT] == BRANCH:
             top = put_children(stack, top, nodes[node, FIRST], depth, lx, ly, max_depth, 0, 0, n - 1, n - 1, 0)
     return out[:m].copy()
+
+
+@njit
+def leaves_overlapping(nodes, max_depth, cx0, cy0, cx1, cy1, stack, out):
+    """Leaves the cell range overlaps, in tree order, as work rows in ``out``. Returns ``(out, count)``.
+
+    A row is ``(node, depth, lx, ly, 0)`` (read it with the ``ROW_*`` columns).
+
+    ``stack`` needs ``3 * max_depth + 1`` rows; ``out`` is grown when the
+    leaves do not fit (the descent then runs again).
+    """
+    k = find_leaves(nodes, max_depth, cx0, cy0, cx1, cy1, stack, out)
+    if k > out.shape[0]:
+        out = np.empty((2 * k, 5), dtype=np.int64)
+        k = find_leaves(nodes, max_depth, cx0, cy0, cx1, cy1, stack, out)
+    return out, k
+
+
+@njit
+def find_leaves(nodes, max_depth, cx0, cy0, cx1, cy1, stack, out):
+    """The descent of :func:`leaves_overlapping`: leaves written while ``out`` has room; returns how many."""
+    put(stack, 0, 0, 0, 0, 0, 0)
+    top, k = 1, 0
+    while top > 0:
+        top -= 1
+        node, depth, lx, ly, _ = take(stack, top)
+        if nodes[node, COUNT] == BRANCH:
+            top = put_children(stack, top, nodes[node, FIRST], depth, lx, ly, max_depth, cx0, cy0, cx1, cy1, 0)
+            continue
+        if k < out.shape[0]:
+            put(out, k, node, depth, lx, ly, 0)
+        k += 1
+    return k
 
 
 def cell_rects(world, max_depth: int, rows: np.ndarray) -> np.ndarray:

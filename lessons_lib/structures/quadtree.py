@@ -16,7 +16,8 @@ array          shape, dtype  meaning
 ``enodes``     (e, 2) int32  element nodes ``[NEXT, ELEMENT]``, one per (element,
                              leaf it lies in), chained per leaf (-1 ends a list);
                              ``ELEMENT`` is the slot in the shared element table,
-                             where each box is stored once.
+                             where each box is stored once (see
+                             :mod:`~lessons_lib.structures.element_nodes`).
 ``_seen``      (slots/8,) u1 "already reported" marks, one bit per slot (slot
                              ``s`` is bit ``s & 7`` of byte ``s >> 3``), zero
                              between calls.
@@ -71,14 +72,13 @@ from ..core.freelist import HEAD, USED, fl_erase, fl_erase_block, fl_grow, fl_ho
 from ..core.jit import njit
 from ..core.params import check_int
 from .grid_cells import cell_of
-from .quad_nodes import (BL, BR, BRANCH, COUNT, FIRST, MAX_DEPTH_LIMIT, ROW_COUNT, ROW_DEPTH, ROW_LX, ROW_LY,
-                         ROW_NODE, TL, TR, QuadNodes, cell_box, cell_frame, cell_rects, morton_order, node_rows,
-                         put, put_children, take)
+from .element_nodes import ELEMENT, NEXT, compact_element_nodes, leaf_order, push, unlink
+from .quad_nodes import (BL, BR, BRANCH, COUNT, FIRST, MAX_DEPTH_LIMIT, ROW_COUNT, ROW_DEPTH, ROW_NODE, TL, TR,
+                         QuadNodes, cell_box, cell_frame, cell_rects, leaves_overlapping, morton_order, node_rows, put,
+                         put_children, take)
 
 __all__ = ["Quadtree", "NEXT", "ELEMENT", "TL", "TR", "BL", "BR", "BRANCH"]
 
-#: Columns of an element node: the next element node of the same leaf (-1 ends the list), the element's slot.
-NEXT, ELEMENT = 0, 1
 #: Why :func:`insert` stopped: done, or which array is full (the caller grows it and resumes).
 DONE, NEED_TASKS, NEED_ENODES, NEED_NODES = 0, 1, 2, 3
 
@@ -119,17 +119,6 @@ def insert(tree, cells, capacity, boxes, tasks, top):
                                                                                    lx, ly, capacity):
             top = split(tree, node, depth, lx, ly, tasks, top)
     return top, DONE
-
-
-@njit(inline="always")
-def push(tree, node, e):
-    """Push an element node for slot ``e`` on leaf ``node``'s list (room is there)."""
-    nodes, _, enodes, emeta = tree
-    en = fl_take(enodes, emeta, 1)
-    enodes[en, NEXT] = nodes[node, FIRST]
-    enodes[en, ELEMENT] = e
-    nodes[node, FIRST] = en
-    nodes[node, COUNT] += 1
 
 
 @njit
@@ -210,59 +199,8 @@ def remove(tree, cells, slot, b0, b1, b2, b3, stack, leaves):
     leaves, k = leaves_overlapping(tree[0], cells[4], cx0, cy0, cx1, cy1, stack, leaves)
     found = 0
     for i in range(k):
-        found += unlink(tree, leaves[i, 0], slot)
+        found += unlink(tree, leaves[i, ROW_NODE], slot)
     return leaves, found
-
-
-@njit
-def unlink(tree, leaf, slot):
-    """Take ``slot``'s element node out of ``leaf``'s list and free it; 1 if found, else 0."""
-    nodes, _, enodes, emeta = tree
-    prev = -1
-    it = nodes[leaf, FIRST]
-    while it != -1:
-        if enodes[it, ELEMENT] == slot:
-            if prev == -1:
-                nodes[leaf, FIRST] = enodes[it, NEXT]
-            else:
-                enodes[prev, NEXT] = enodes[it, NEXT]
-            fl_erase(enodes, emeta, it)
-            nodes[leaf, COUNT] -= 1
-            return 1
-        prev = it
-        it = enodes[it, NEXT]
-    return 0
-
-
-@njit
-def leaves_overlapping(nodes, max_depth, cx0, cy0, cx1, cy1, stack, out):
-    """Leaves the cell range overlaps, in tree order, as work rows in ``out``. Returns ``(out, count)``.
-
-    ``stack`` needs ``3 * max_depth + 1`` rows; ``out`` is grown when the
-    leaves do not fit (the descent then runs again).
-    """
-    k = find_leaves(nodes, max_depth, cx0, cy0, cx1, cy1, stack, out)
-    if k > out.shape[0]:
-        out = np.empty((2 * k, 5), dtype=np.int64)
-        k = find_leaves(nodes, max_depth, cx0, cy0, cx1, cy1, stack, out)
-    return out, k
-
-
-@njit
-def find_leaves(nodes, max_depth, cx0, cy0, cx1, cy1, stack, out):
-    """The descent of :func:`leaves_overlapping`: leaves written while ``out`` has room; returns how many."""
-    put(stack, 0, 0, 0, 0, 0, 0)
-    top, k = 1, 0
-    while top > 0:
-        top -= 1
-        node, depth, lx, ly, _ = take(stack, top)
-        if nodes[node, COUNT] == BRANCH:
-            top = put_children(stack, top, nodes[node, FIRST], depth, lx, ly, max_depth, cx0, cy0, cx1, cy1, 0)
-            continue
-        if k < out.shape[0]:
-            put(out, k, node, depth, lx, ly, 0)
-        k += 1
-    return k
 
 
 # ==========================================================================
@@ -294,13 +232,13 @@ def update(tree, cells, capacity, boxes, slots, old, tasks):
         same = ka == kb
         if same:
             for i in range(ka):
-                if before[i, 0] != after[i, 0] or nodes[before[i, 0], COUNT] > capacity:
+                if before[i, ROW_NODE] != after[i, ROW_NODE] or nodes[before[i, ROW_NODE], COUNT] > capacity:
                     same = False
                     break
         if same:
             continue
         for i in range(ka):
-            unlink(tree, before[i, 0], s)
+            unlink(tree, before[i, ROW_NODE], s)
         redo[k] = True
     moved = 0
     for k in range(slots.shape[0]):
@@ -329,7 +267,7 @@ def query(tree, cells, boxes, q0, q1, q2, q3, seen):
     out = np.empty(16, dtype=np.int64)
     m = 0
     for i in range(k):
-        it = nodes[leaves[i, 0], FIRST]
+        it = nodes[leaves[i, ROW_NODE], FIRST]
         while it != -1:
             e = enodes[it, ELEMENT]
             bit = 1 << (e & 7)
@@ -528,58 +466,9 @@ def insert_slots(tree, cells, capacity, boxes, slots):
     return tree
 
 
-@njit
-def compact_element_nodes(tree, max_depth):
-    """Rewrite the element nodes leaf by leaf in tree order, with no holes; returns the new array.
-
-    After a bulk load the lists of consecutive leaves then sit next to each
-    other, so the leaf walk of :func:`pairs` reads the array front to back.
-    The leaves' ``FIRST`` fields are updated; ``enode_meta`` becomes
-    ``[count, -1]`` (no holes).
-    """
-    nodes, nmeta, enodes, emeta = tree
-    rows = node_rows(nodes, max_depth, nmeta[USED])
-    out = np.empty((max(1, emeta[USED]), 2), dtype=np.int32)
-    m = 0
-    for r in range(rows.shape[0]):
-        node = rows[r, ROW_NODE]
-        it = nodes[node, FIRST]
-        if rows[r, ROW_COUNT] == BRANCH or it == -1:
-            continue
-        nodes[node, FIRST] = m
-        while it != -1:
-            out[m, ELEMENT] = enodes[it, ELEMENT]
-            it = enodes[it, NEXT]
-            out[m, NEXT] = m + 1 if it != -1 else -1
-            m += 1
-    emeta[USED] = m
-    emeta[HEAD] = -1
-    return out[:max(1, m)].copy()
-
-
 # ==========================================================================
 # Lesson 05's comparison: pairs by one query per element
 # ==========================================================================
-@njit
-def leaf_order(tree, max_depth, n_slots):
-    """Slots in order of first appearance when walking the leaves in tree order."""
-    nodes, nmeta, enodes, _ = tree
-    rows = node_rows(nodes, max_depth, nmeta[USED])
-    seen = np.zeros(n_slots, dtype=np.bool_)
-    out = np.empty(n_slots, dtype=np.int64)
-    m = 0
-    for r in range(rows.shape[0]):
-        it = nodes[rows[r, ROW_NODE], FIRST] if rows[r, ROW_COUNT] != BRANCH else -1
-        while it != -1:
-            e = enodes[it, ELEMENT]
-            if not seen[e]:
-                seen[e] = True
-                out[m] = e
-                m += 1
-            it = enodes[it, NEXT]
-    return out[:m].copy()
-
-
 @njit
 def pairs_by_queries(tree, cells, boxes, order, seen):
     """Pairs by one query per element, in the given ``order`` of slots; a pair is kept when partner > self."""
@@ -684,11 +573,6 @@ class Quadtree(QuadNodes, BroadPhase):
         if 8 * len(self._seen) < self.elements.capacity:
             self._seen = np.zeros((self.elements.capacity + 7) // 8, dtype=np.uint8)
         return self._seen
-
-    def cell_range(self, box) -> tuple[int, int, int, int]:
-        """Inclusive integer cell range ``(cx0, cy0, cx1, cy1)`` of a box (floor, then clamp)."""
-        b = [float(v) for v in box]
-        return tuple(int(v) for v in cell_box(self._cells, b[0], b[1], b[2], b[3]))
 
     # -- the hooks of BroadPhase ------------------------------------------
     def _insert(self, slot, box):
@@ -850,14 +734,4 @@ class Quadtree(QuadNodes, BroadPhase):
         free_en = set(fl_holes(self.enodes, self.enode_meta))
         assert not (free_en & used_en), "a free element node is in a leaf list"
         assert len(free_en) + len(used_en) == int(self.enode_meta[USED]), "element nodes leaked"
-        leaf_rows = rows[rows[:, ROW_COUNT] != BRANCH]
-        llx, lly = leaf_rows[:, ROW_LX], leaf_rows[:, ROW_LY]
-        lsize = np.left_shift(1, self.max_depth - leaf_rows[:, ROW_DEPTH])
-        for s in live_slots:
-            cx0, cy0, cx1, cy1 = self.cell_range(self.elements.boxes[s])
-            got = sorted(where[s])
-            assert len(set(got)) == len(got), f"slot {s} twice in one leaf"
-            for lx, ly, size in got:
-                assert lx <= cx1 and cx0 < lx + size and ly <= cy1 and cy0 < ly + size, f"slot {s} in a leaf its box misses"
-            want = int(((llx <= cx1) & (cx0 < llx + lsize) & (lly <= cy1) & (cy0 < lly + lsize)).sum())
-            assert want == len(got), f"slot {s} is in {len(got)} leaves, its box overlaps {want}"
+        self.check_leaf_cover(rows, where)
