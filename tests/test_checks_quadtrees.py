@@ -1,24 +1,29 @@
-"""Exercise checks of lessons 04-05: each passes the reference, fails the stub, fails plausible wrong answers."""
+"""Exercise checks of lessons 04-05: each passes the reference, fails the stub, fails named typical mistakes."""
+import numpy as np
 import pytest
 
 from lessons_lib.checks import (
     CheckFailed,
     check_children_touched,
+    check_cleanup_pass,
     check_free_list,
     check_leaf_pairs,
     check_node_rect,
+    check_split,
 )
+from lessons_lib.core.freelist import FREE_MARK
+from lessons_lib.structures.naive_quadtree import Node, child_rects
 
 
 def stub(*args):
     raise NotImplementedError
 
 
-# -- lesson 04, exercise 1: children_touched --------------------------------
 def _touch(a, b):
     return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
 
 
+# -- lesson 04, warm-up: children_touched -----------------------------------
 def children_reference(rect, box):
     x0, y0, x1, y1 = rect
     mx, my = (x0 + x1) / 2, (y0 + y1) / 2
@@ -64,6 +69,21 @@ def children_ignores_node(rect, box):  # forgets that a box may miss the node en
     return out
 
 
+def children_floor_division(rect, box):  # a midpoint by //: right only on whole-number nodes
+    x0, y0, x1, y1 = rect
+    mx, my = (x0 + x1) // 2, (y0 + y1) // 2
+    quads = [(x0, my, mx, y1), (mx, my, x1, y1), (x0, y0, mx, my), (mx, y0, x1, my)]
+    return [k for k, q in enumerate(quads) if _touch(q, box)]
+
+
+def children_repeats(rect, box):  # a child listed once per corner that lies in it
+    return children_reference(rect, box) * 2
+
+
+def children_floats(rect, box):
+    return [float(k) for k in children_reference(rect, box)]
+
+
 def test_children_reference_passes(capsys):
     check_children_touched(children_reference)
     assert "passed" in capsys.readouterr().out
@@ -79,14 +99,150 @@ def test_children_stub_fails():
     (children_strict, "touches a midline"),
     (children_y_down, "y upwards"),
     (children_ignores_node, "misses the node"),
+    (children_floor_division, "not //"),
+    (children_repeats, "more than once"),
+    (children_floats, "must be an integer"),
     (lambda r, b: 3, "list of child indices"),
+    (lambda r, b: None, "returned None"),
 ])
 def test_children_wrong_answers_fail(wrong, message):
     with pytest.raises(CheckFailed, match=message):
         check_children_touched(wrong)
 
 
-# -- lesson 04, exercise 2: leaf_pairs --------------------------------------
+# -- lesson 04, core: split -------------------------------------------------
+def split_reference(node, boxes, capacity, max_depth):
+    node.children = [Node(r, node.depth + 1) for r in child_rects(node.rect)]
+    for s in node.elements:
+        for child in node.children:
+            if _touch(child.rect, boxes[s]):
+                child.elements.append(s)
+    node.elements = []
+    for child in node.children:
+        if len(child.elements) > capacity and child.depth < max_depth:
+            split_reference(child, boxes, capacity, max_depth)
+    return node
+
+
+def split_no_depth_limit(node, boxes, capacity, max_depth):
+    node.children = [Node(r, node.depth + 1) for r in child_rects(node.rect)]
+    for s in node.elements:
+        for child in node.children:
+            if _touch(child.rect, boxes[s]):
+                child.elements.append(s)
+    node.elements = []
+    for child in node.children:
+        if len(child.elements) > capacity:
+            split_no_depth_limit(child, boxes, capacity, max_depth)
+    return node
+
+
+def split_open_quadrants(node, boxes, capacity, max_depth):
+    node.children = [Node(r, node.depth + 1) for r in child_rects(node.rect)]
+    for s in node.elements:
+        b = boxes[s]
+        for c in node.children:
+            r = c.rect
+            if (r[0] < b[2] and b[0] < r[2] and r[1] < b[3] and b[1] < r[3]) or (b[0] == b[2] or b[1] == b[3]) \
+                    and _touch(r, b) and not c.elements.count(s):
+                c.elements.append(s)
+    node.elements = []
+    for child in node.children:
+        if len(child.elements) > capacity and child.depth < max_depth:
+            split_open_quadrants(child, boxes, capacity, max_depth)
+    return node
+
+
+def split_first_child_only(node, boxes, capacity, max_depth):
+    node.children = [Node(r, node.depth + 1) for r in child_rects(node.rect)]
+    for s in node.elements:
+        for child in node.children:
+            if _touch(child.rect, boxes[s]):
+                child.elements.append(s)
+                break
+    node.elements = []
+    for child in node.children:
+        if len(child.elements) > capacity and child.depth < max_depth:
+            split_first_child_only(child, boxes, capacity, max_depth)
+    return node
+
+
+def split_one_level(node, boxes, capacity, max_depth):  # never splits a full child again
+    node.children = [Node(r, node.depth + 1) for r in child_rects(node.rect)]
+    for s in node.elements:
+        for child in node.children:
+            if _touch(child.rect, boxes[s]):
+                child.elements.append(s)
+    node.elements = []
+    return node
+
+
+def split_keeps_elements(node, boxes, capacity, max_depth):  # forgets to empty the branch's list
+    node.children = [Node(r, node.depth + 1) for r in child_rects(node.rect)]
+    for s in node.elements:
+        for child in node.children:
+            if _touch(child.rect, boxes[s]):
+                child.elements.append(s)
+    for child in node.children:
+        if len(child.elements) > capacity and child.depth < max_depth:
+            split_keeps_elements(child, boxes, capacity, max_depth)
+    return node
+
+
+def split_at_capacity(node, boxes, capacity, max_depth):  # >= instead of >
+    node.children = [Node(r, node.depth + 1) for r in child_rects(node.rect)]
+    for s in node.elements:
+        for child in node.children:
+            if _touch(child.rect, boxes[s]):
+                child.elements.append(s)
+    node.elements = []
+    for child in node.children:
+        if len(child.elements) >= capacity and child.depth < max_depth:
+            split_at_capacity(child, boxes, capacity, max_depth)
+    return node
+
+
+def split_same_depth(node, boxes, capacity, max_depth):  # children at the parent's depth
+    node.children = [Node(r, node.depth) for r in child_rects(node.rect)]
+    for s in node.elements:
+        for child in node.children:
+            if _touch(child.rect, boxes[s]):
+                child.elements.append(s)
+    node.elements = []
+    return node
+
+
+def split_returns_children(node, boxes, capacity, max_depth):
+    return split_reference(node, boxes, capacity, max_depth).children
+
+
+def test_split_reference_passes(capsys):
+    check_split(split_reference)
+    assert "passed" in capsys.readouterr().out
+
+
+def test_split_stub_fails():
+    with pytest.raises(CheckFailed, match="not written yet"):
+        check_split(stub)
+
+
+@pytest.mark.parametrize("wrong, message", [
+    (split_no_depth_limit, "max_depth"),
+    (split_open_quadrants, "closed"),
+    (split_first_child_only, "every child it touches"),
+    (split_one_level, "must be split in turn"),
+    (split_keeps_elements, "still holds elements"),
+    (split_at_capacity, "split only a leaf holding more than capacity"),
+    (split_same_depth, "one level deeper"),
+    (split_returns_children, "must return the node"),
+    (lambda node, boxes, c, d: None, "returned None"),
+])
+def test_split_wrong_answers_fail(wrong, message):
+    with pytest.raises(CheckFailed, match=message):
+        check_split(wrong)
+
+
+# -- lesson 04: leaf_pairs --------------------------------------------------
 def leaf_pairs_reference(leaves, boxes):
     found = set()
     for leaf in leaves:
@@ -109,6 +265,11 @@ def leaf_pairs_duplicates(leaves, boxes):  # a list, not a set
     return found
 
 
+def leaf_pairs_unordered(leaves, boxes):  # (leaf[a], leaf[b]) as listed: fine only on sorted leaves
+    return sorted({(l[a], l[b]) for l in leaves for a in range(len(l)) for b in range(a + 1, len(l))
+                   if _touch(boxes[l[a]], boxes[l[b]])})
+
+
 def leaf_pairs_no_test(leaves, boxes):  # every pair sharing a leaf
     return sorted({tuple(sorted((l[a], l[b]))) for l in leaves for a in range(len(l)) for b in range(a + 1, len(l))})
 
@@ -118,6 +279,12 @@ def leaf_pairs_strict(leaves, boxes):
         return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
     return sorted({tuple(sorted((l[a], l[b]))) for l in leaves for a in range(len(l)) for b in range(a + 1, len(l))
                    if strict(boxes[l[a]], boxes[l[b]])})
+
+
+def leaf_pairs_clears_input(leaves, boxes):
+    out = leaf_pairs_reference(leaves, boxes)
+    leaves.clear()
+    return out
 
 
 def test_leaf_pairs_reference_passes(capsys):
@@ -131,16 +298,18 @@ def test_leaf_pairs_stub_fails():
 
 
 @pytest.mark.parametrize("wrong, message", [
-    (leaf_pairs_duplicates, "more than once"),
+    (leaf_pairs_duplicates, "more than once|twice"),
+    (leaf_pairs_unordered, "smaller index first"),
     (leaf_pairs_no_test, "do not intersect"),
     (leaf_pairs_strict, "touching counts"),
+    (leaf_pairs_clears_input, "changed its argument number 1 in place"),
 ])
 def test_leaf_pairs_wrong_answers_fail(wrong, message):
     with pytest.raises(CheckFailed, match=message):
         check_leaf_pairs(wrong)
 
 
-# -- lesson 05, exercise 1: node_rect ---------------------------------------
+# -- lesson 05, warm-up: node_rect ------------------------------------------
 def node_rect_reference(root, path):
     x0, y0, x1, y1 = root
     for k in path:
@@ -169,6 +338,19 @@ def node_rect_y_down(root, path):
     return (x0, y0, x1, y1)
 
 
+def node_rect_reversed(root, path):
+    return node_rect_reference(root, list(reversed(path)))
+
+
+def node_rect_floor_division(root, path):
+    x0, y0, x1, y1 = root
+    for k in path:
+        mx, my = (x0 + x1) // 2, (y0 + y1) // 2
+        x0, x1 = (x0, mx) if k in (0, 2) else (mx, x1)
+        y0, y1 = (my, y1) if k in (0, 1) else (y0, my)
+    return (x0, y0, x1, y1)
+
+
 def test_node_rect_reference_passes(capsys):
     check_node_rect(node_rect_reference)
     assert "passed" in capsys.readouterr().out
@@ -182,14 +364,17 @@ def test_node_rect_stub_fails():
 @pytest.mark.parametrize("wrong, message", [
     (node_rect_height_from_width, "height"),
     (node_rect_y_down, "y grows upwards"),
+    (node_rect_reversed, "path\\[0\\] is the root's child"),
+    (node_rect_floor_division, "expected"),
     (lambda root, path: root, "expected"),
+    (lambda root, path: "nope", "four numbers"),
 ])
 def test_node_rect_wrong_answers_fail(wrong, message):
     with pytest.raises(CheckFailed, match=message):
         check_node_rect(wrong)
 
 
-# -- lesson 05, exercise 2: the free list -----------------------------------
+# -- lesson 05: the free list -----------------------------------------------
 def fl_insert(data, head, value):
     if head != -1:
         i = head
@@ -220,7 +405,32 @@ def fl_insert_head_stuck(data, head, value):  # reuses the hole but never advanc
 
 def fl_erase_shifts(data, head, index):  # deletes from the list: later indices move
     del data[index]
+    return index
+
+
+def fl_erase_no_link(data, head, index):  # marks the hole but loses the older holes
+    data[index] = -1
+    return index
+
+
+def fl_erase_returns_old_head(data, head, index):
+    data[index] = head
     return head
+
+
+def fl_insert_fifo(data, head, value):  # reuses the oldest hole (the end of the chain), not the head
+    if head == -1:
+        data.append(value)
+        return len(data) - 1, head
+    prev, h = -1, head
+    while data[h] != -1:
+        prev, h = h, data[h]
+    if prev == -1:
+        head = -1
+    else:
+        data[prev] = -1
+    data[h] = value
+    return h, head
 
 
 def test_free_list_reference_passes(capsys):
@@ -237,7 +447,190 @@ def test_free_list_stub_fails():
     (fl_insert_append_only, fl_erase, "reuse the most recently erased"),
     (fl_insert_head_stuck, fl_erase, "head must move on"),
     (fl_insert, fl_erase_shifts, "never change"),
+    (fl_insert, fl_erase_no_link, "now stores -1, expected"),
+    (fl_insert, fl_erase_returns_old_head, "erase returned head"),
+    (fl_insert_fifo, fl_erase, "expected"),
 ])
 def test_free_list_wrong_answers_fail(ins, era, message):
     with pytest.raises(CheckFailed, match=message):
         check_free_list(ins, era)
+
+
+# -- lesson 05, core: cleanup_pass ------------------------------------------
+def cleanup_reference(nodes, meta):
+    freed = 0
+    stack = [0] if nodes[0, 1] == -1 else []
+    while stack:
+        node = stack.pop()
+        fc = nodes[node, 0]
+        empty = 0
+        for j in range(4):
+            if nodes[fc + j, 1] == 0:
+                empty += 1
+            elif nodes[fc + j, 1] == -1:
+                stack.append(fc + j)
+        if empty == 4:
+            nodes[fc, 0] = meta[1]
+            nodes[fc:fc + 4, 1] = FREE_MARK
+            meta[1] = fc
+            nodes[node] = (-1, 0)
+            freed += 1
+    return freed
+
+
+def cleanup_no_link(nodes, meta):  # the freed block forgets the old head
+    freed = 0
+    stack = [0] if nodes[0, 1] == -1 else []
+    while stack:
+        node = stack.pop()
+        fc = nodes[node, 0]
+        stack.extend(fc + j for j in range(4) if nodes[fc + j, 1] == -1)
+        if all(nodes[fc + j, 1] == 0 for j in range(4)):
+            nodes[fc, 0] = -1
+            nodes[fc:fc + 4, 1] = FREE_MARK
+            meta[1] = fc
+            nodes[node] = (-1, 0)
+            freed += 1
+    return freed
+
+
+def cleanup_bottom_up(nodes, meta):  # children first: collapses every level in one pass
+    def visit(node):
+        fc = nodes[node, 0]
+        for j in range(4):
+            if nodes[fc + j, 1] == -1:
+                visit(fc + j)
+        if all(nodes[fc + j, 1] == 0 for j in range(4)):
+            nodes[fc, 0] = meta[1]
+            nodes[fc:fc + 4, 1] = FREE_MARK
+            meta[1] = fc
+            nodes[node] = (-1, 0)
+            return 1
+        return 0
+    if nodes[0, 1] != -1:
+        return 0
+    count = [0]
+
+    def walk(node):
+        fc = nodes[node, 0]
+        for j in range(4):
+            if nodes[fc + j, 1] == -1:
+                walk(fc + j)
+        count[0] += visit(node) if nodes[node, 1] == -1 else 0
+    walk(0)
+    return count[0]
+
+
+def cleanup_any_leaves(nodes, meta):  # collapses a branch of four leaves, empty or not
+    freed = 0
+    stack = [0] if nodes[0, 1] == -1 else []
+    while stack:
+        node = stack.pop()
+        fc = nodes[node, 0]
+        stack.extend(fc + j for j in range(4) if nodes[fc + j, 1] == -1)
+        if all(nodes[fc + j, 1] >= 0 for j in range(4)):
+            nodes[fc, 0] = meta[1]
+            nodes[fc:fc + 4, 1] = FREE_MARK
+            meta[1] = fc
+            nodes[node] = (-1, 0)
+            freed += 1
+    return freed
+
+
+def cleanup_no_mark(nodes, meta):  # frees the block but leaves its counts at 0
+    freed = 0
+    stack = [0] if nodes[0, 1] == -1 else []
+    while stack:
+        node = stack.pop()
+        fc = nodes[node, 0]
+        stack.extend(fc + j for j in range(4) if nodes[fc + j, 1] == -1)
+        if all(nodes[fc + j, 1] == 0 for j in range(4)):
+            nodes[fc, 0] = meta[1]
+            meta[1] = fc
+            nodes[node] = (-1, 0)
+            freed += 1
+    return freed
+
+
+def cleanup_one_by_one(nodes, meta):  # four single holes instead of one block
+    freed = 0
+    stack = [0] if nodes[0, 1] == -1 else []
+    while stack:
+        node = stack.pop()
+        fc = nodes[node, 0]
+        stack.extend(fc + j for j in range(4) if nodes[fc + j, 1] == -1)
+        if all(nodes[fc + j, 1] == 0 for j in range(4)):
+            for j in range(4):
+                nodes[fc + j, 0] = meta[1]
+                nodes[fc + j, 1] = FREE_MARK
+                meta[1] = fc + j
+            nodes[node] = (-1, 0)
+            freed += 1
+    return freed
+
+
+def cleanup_parent_left_branch(nodes, meta):  # frees the children but the parent still points at them
+    freed = 0
+    stack = [0] if nodes[0, 1] == -1 else []
+    while stack:
+        node = stack.pop()
+        fc = nodes[node, 0]
+        stack.extend(fc + j for j in range(4) if nodes[fc + j, 1] == -1)
+        if all(nodes[fc + j, 1] == 0 for j in range(4)):
+            nodes[fc, 0] = meta[1]
+            nodes[fc:fc + 4, 1] = FREE_MARK
+            meta[1] = fc
+            freed += 1
+    return freed
+
+
+def cleanup_copies(nodes, meta):  # works on a copy: the tree never changes
+    nodes = nodes.copy()
+    return cleanup_reference(nodes, meta.copy())
+
+
+def test_cleanup_reference_passes(capsys):
+    check_cleanup_pass(cleanup_reference)
+    assert "passed" in capsys.readouterr().out
+
+
+def test_cleanup_stub_fails():
+    with pytest.raises(CheckFailed, match="not written yet"):
+        check_cleanup_pass(stub)
+
+
+@pytest.mark.parametrize("wrong, message", [
+    (cleanup_no_link, "not reachable from head|must still end with the blocks that were free before"),
+    (cleanup_bottom_up, "one pass collapses one level"),
+    (cleanup_any_leaves, "held elements"),
+    (cleanup_no_mark, "FREE_MARK"),
+    (cleanup_one_by_one, "not the first node of a block of four"),
+    (cleanup_parent_left_branch, "reachable from the root but has count -2"),
+    (cleanup_copies, "in place"),
+    (lambda nodes, meta: None, "returned None"),
+])
+def test_cleanup_wrong_answers_fail(wrong, message):
+    with pytest.raises(CheckFailed, match=message):
+        check_cleanup_pass(wrong)
+
+
+def test_cleanup_wrong_count_fails():
+    def miscounts(nodes, meta):
+        cleanup_reference(nodes, meta)
+        return 0
+    with pytest.raises(CheckFailed, match="returned 0, but it freed"):
+        check_cleanup_pass(miscounts)
+
+
+def test_cleanup_check_leaves_the_structure_usable():
+    """The arrays the check plugs back are the reference's: the tree still answers like brute force."""
+    from lessons_lib.structures.quadtree import Quadtree
+    boxes = np.array([[1, 1, 2, 2], [3, 3, 4, 4], [80, 80, 81, 81.]])
+    q = Quadtree.from_boxes(boxes, world=(0, 0, 100, 100), capacity=1, max_depth=4)
+    q.remove(0)
+    q.remove(1)
+    nodes, meta = q.nodes.copy(), q.node_meta.copy()
+    assert cleanup_reference(nodes, meta) == 1
+    q.nodes[:], q.node_meta[:] = nodes, meta
+    q.check_invariants()
+    assert q.query([0, 0, 100, 100]).tolist() == [2]
