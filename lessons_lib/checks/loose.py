@@ -20,7 +20,6 @@ from ..structures.brute_force import brute_force_pairs
 from ..structures.loose_bounds import EMPTY_RECT, f32_down, f32_up
 from ..structures.loose_quadtree import LooseQuadtree
 from ..structures.loose_tight_grid import LooseTightGrid
-from ..structures.naive_quadtree import child_rects
 from .common import CheckFailed, adversarial_boxes, expect_ids, expect_int, fmt, num, random_world, run_student
 from .quadtrees import run_in_place
 

@@ -23,7 +23,6 @@ from .common import (
     adversarial_boxes,
     expect_ids,
     expect_int,
-    expect_ints,
     expect_number,
     expect_pairs,
     fmt,
