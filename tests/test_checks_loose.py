@@ -152,124 +152,54 @@ def _overlap(b, q):
     return b[0] <= q[2] and q[0] <= b[2] and b[1] <= q[3] and q[1] <= b[3]
 
 
-def _tight(v, origin, size, n):
-    return min(max(math.floor((v - origin) / size), 0), n - 1)
+def make_tight_query(*, clamp=True, reference_cell=True, box_test=True, use_origin=True, closed=True,
+                     centre_cell_only=False, dedupe=False):
+    """The reference query (all defaults), or one of its typical mistakes (one argument changed)."""
+    def overlap(b, q):
+        if closed:
+            return _overlap(b, q)
+        return b[0] < q[2] and q[0] < b[2] and b[1] < q[3] and q[1] < b[3]
 
+    def tight_query(g, q):
+        ox, oy = (g.world[0], g.world[1]) if use_origin else (0.0, 0.0)
+        t = g.tight_cell_size
 
-def tight_query_reference(g, q):
-    ox, oy, t = g.world[0], g.world[1], g.tight_cell_size
-    c0, r0 = _tight(q[0], ox, t, g.tcols), _tight(q[1], oy, t, g.trows)
-    c1, r1 = _tight(q[2], ox, t, g.tcols), _tight(q[3], oy, t, g.trows)
-    found = []
-    for tr in range(r0, r1 + 1):
-        for tc in range(c0, c1 + 1):
-            node = g.thead[tr * g.tcols + tc]
-            while node != -1:
-                c = g.tcell[node]
-                node = g.tnxt[node]
-                if max(g.lreg[c, 0], c0) != tc or max(g.lreg[c, 1], r0) != tr:
+        def cell(v, origin, n):
+            k = math.floor((v - origin) / t)
+            return min(max(k, 0), n - 1) if clamp else k
+        c0, r0, c1, r1 = cell(q[0], ox, g.tcols), cell(q[1], oy, g.trows), cell(q[2], ox, g.tcols), cell(q[3], oy, g.trows)
+        if centre_cell_only:
+            c0 = c1 = cell((q[0] + q[2]) / 2, ox, g.tcols)
+            r0 = r1 = cell((q[1] + q[3]) / 2, oy, g.trows)
+        found = []
+        for tr in range(r0, r1 + 1):
+            for tc in range(c0, c1 + 1):
+                if not (tc < g.tcols and tr < g.trows):
                     continue
-                if not _overlap(g.lrect[c], q):
-                    continue
-                s = g.lhead[c]
-                while s != -1:
-                    if _overlap(g.elements.boxes[s], q):
-                        found.append(int(s))
-                    s = g.enext[s]
-    return found
-
-
-def tight_query_no_reference_cell(g, q):  # every listing of a loose cell reports its elements again
-    ox, oy, t = g.world[0], g.world[1], g.tight_cell_size
-    c0, r0 = _tight(q[0], ox, t, g.tcols), _tight(q[1], oy, t, g.trows)
-    c1, r1 = _tight(q[2], ox, t, g.tcols), _tight(q[3], oy, t, g.trows)
-    found = []
-    for tr in range(r0, r1 + 1):
-        for tc in range(c0, c1 + 1):
-            node = g.thead[tr * g.tcols + tc]
-            while node != -1:
-                c = g.tcell[node]
-                node = g.tnxt[node]
-                s = g.lhead[c]
-                while s != -1:
-                    if _overlap(g.elements.boxes[s], q):
-                        found.append(int(s))
-                    s = g.enext[s]
-    return found
-
-
-def tight_query_no_clamp(g, q):  # negative tight indices wrap around, large ones are skipped
-    ox, oy, t = g.world[0], g.world[1], g.tight_cell_size
-    c0, r0, c1, r1 = (math.floor((q[0] - ox) / t), math.floor((q[1] - oy) / t), math.floor((q[2] - ox) / t),
-                      math.floor((q[3] - oy) / t))
-    found = set()
-    for tr in range(r0, r1 + 1):
-        for tc in range(c0, c1 + 1):
-            if not (tc < g.tcols and tr < g.trows):
-                continue
-            node = g.thead[tr * g.tcols + tc]
-            while node != -1:
-                c = g.tcell[node]
-                node = g.tnxt[node]
-                s = g.lhead[c]
-                while s != -1:
-                    if _overlap(g.elements.boxes[s], q):
-                        found.add(int(s))
-                    s = g.enext[s]
-    return sorted(found)
-
-
-def tight_query_centre_cell_only(g, q):  # reads only the tight cell under the query's centre
-    ox, oy, t = g.world[0], g.world[1], g.tight_cell_size
-    tc = _tight((q[0] + q[2]) / 2, ox, t, g.tcols)
-    tr = _tight((q[1] + q[3]) / 2, oy, t, g.trows)
-    found = set()
-    node = g.thead[tr * g.tcols + tc]
-    while node != -1:
-        c = g.tcell[node]
-        node = g.tnxt[node]
-        s = g.lhead[c]
-        while s != -1:
-            if _overlap(g.elements.boxes[s], q):
-                found.add(int(s))
-            s = g.enext[s]
-    return sorted(found)
-
-
-def tight_query_ignores_origin(g, q):
-    class Shifted:
-        pass
-    h = Shifted()
-    for a in ("tcols", "trows", "thead", "tnxt", "tcell", "lreg", "lrect", "lhead", "enext", "elements",
-              "tight_cell_size"):
-        setattr(h, a, getattr(g, a))
-    h.world = np.zeros(4)
-    return tight_query_reference(h, q)
-
-
-def tight_query_strict(g, q):  # open boxes: touching does not count
-    return [s for s in tight_query_reference(g, q)
-            if not (g.elements.boxes[s][0] == q[2] or g.elements.boxes[s][2] == q[0]
-                    or g.elements.boxes[s][1] == q[3] or g.elements.boxes[s][3] == q[1])]
-
-
-def tight_query_no_box_test(g, q):  # every element of a loose cell whose rectangle meets the query
-    ox, oy, t = g.world[0], g.world[1], g.tight_cell_size
-    c0, r0 = _tight(q[0], ox, t, g.tcols), _tight(q[1], oy, t, g.trows)
-    c1, r1 = _tight(q[2], ox, t, g.tcols), _tight(q[3], oy, t, g.trows)
-    found = set()
-    for tr in range(r0, r1 + 1):
-        for tc in range(c0, c1 + 1):
-            node = g.thead[tr * g.tcols + tc]
-            while node != -1:
-                c = g.tcell[node]
-                node = g.tnxt[node]
-                if _overlap(g.lrect[c], q):
+                node = g.thead[tr * g.tcols + tc]  # a negative index wraps around when not clamped
+                while node != -1:
+                    c = g.tcell[node]
+                    node = g.tnxt[node]
+                    if reference_cell and (max(g.lreg[c, 0], c0) != tc or max(g.lreg[c, 1], r0) != tr):
+                        continue
+                    if box_test and not overlap(g.lrect[c], q):
+                        continue
                     s = g.lhead[c]
                     while s != -1:
-                        found.add(int(s))
+                        if not box_test or overlap(g.elements.boxes[s], q):
+                            found.append(int(s))
                         s = g.enext[s]
-    return sorted(found)
+        return sorted(set(found)) if dedupe else found
+    return tight_query
+
+
+tight_query_reference = make_tight_query()
+tight_query_no_reference_cell = make_tight_query(reference_cell=False)
+tight_query_no_clamp = make_tight_query(clamp=False, reference_cell=False, dedupe=True)
+tight_query_centre_cell_only = make_tight_query(centre_cell_only=True, reference_cell=False, dedupe=True)
+tight_query_ignores_origin = make_tight_query(use_origin=False)
+tight_query_strict = make_tight_query(closed=False)
+tight_query_no_box_test = make_tight_query(box_test=False, reference_cell=False, dedupe=True)
 
 
 def tight_query_ids(g, q):

@@ -111,105 +111,39 @@ def test_children_wrong_answers_fail(wrong, message):
 
 
 # -- lesson 04, core: split -------------------------------------------------
-def split_reference(node, boxes, capacity, max_depth):
-    node.children = [Node(r, node.depth + 1) for r in child_rects(node.rect)]
-    for s in node.elements:
+def make_split(*, touch=_touch, first_only=False, recurse=True, limit_depth=True, empty_branch=True,
+               over=lambda count, capacity: count > capacity, step=1):
+    """The reference split (all defaults), or one of its typical mistakes (one argument changed)."""
+    def split(node, boxes, capacity, max_depth):
+        node.children = [Node(r, node.depth + step) for r in child_rects(node.rect)]
+        for s in node.elements:
+            for child in node.children:
+                if touch(child.rect, boxes[s]):
+                    child.elements.append(s)
+                    if first_only:
+                        break
+        if empty_branch:
+            node.elements = []
         for child in node.children:
-            if _touch(child.rect, boxes[s]):
-                child.elements.append(s)
-    node.elements = []
-    for child in node.children:
-        if len(child.elements) > capacity and child.depth < max_depth:
-            split_reference(child, boxes, capacity, max_depth)
-    return node
+            if recurse and over(len(child.elements), capacity) and (child.depth < max_depth or not limit_depth):
+                split(child, boxes, capacity, max_depth)
+        return node
+    return split
 
 
-def split_no_depth_limit(node, boxes, capacity, max_depth):
-    node.children = [Node(r, node.depth + 1) for r in child_rects(node.rect)]
-    for s in node.elements:
-        for child in node.children:
-            if _touch(child.rect, boxes[s]):
-                child.elements.append(s)
-    node.elements = []
-    for child in node.children:
-        if len(child.elements) > capacity:
-            split_no_depth_limit(child, boxes, capacity, max_depth)
-    return node
+def _open_touch(a, b):  # open quadrants: a box only touching a side is not in the child
+    return (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]) or \
+        ((b[0] == b[2] or b[1] == b[3]) and _touch(a, b) and a[0] < b[2] and a[1] < b[3])
 
 
-def split_open_quadrants(node, boxes, capacity, max_depth):
-    node.children = [Node(r, node.depth + 1) for r in child_rects(node.rect)]
-    for s in node.elements:
-        b = boxes[s]
-        for c in node.children:
-            r = c.rect
-            if (r[0] < b[2] and b[0] < r[2] and r[1] < b[3] and b[1] < r[3]) or (b[0] == b[2] or b[1] == b[3]) \
-                    and _touch(r, b) and not c.elements.count(s):
-                c.elements.append(s)
-    node.elements = []
-    for child in node.children:
-        if len(child.elements) > capacity and child.depth < max_depth:
-            split_open_quadrants(child, boxes, capacity, max_depth)
-    return node
-
-
-def split_first_child_only(node, boxes, capacity, max_depth):
-    node.children = [Node(r, node.depth + 1) for r in child_rects(node.rect)]
-    for s in node.elements:
-        for child in node.children:
-            if _touch(child.rect, boxes[s]):
-                child.elements.append(s)
-                break
-    node.elements = []
-    for child in node.children:
-        if len(child.elements) > capacity and child.depth < max_depth:
-            split_first_child_only(child, boxes, capacity, max_depth)
-    return node
-
-
-def split_one_level(node, boxes, capacity, max_depth):  # never splits a full child again
-    node.children = [Node(r, node.depth + 1) for r in child_rects(node.rect)]
-    for s in node.elements:
-        for child in node.children:
-            if _touch(child.rect, boxes[s]):
-                child.elements.append(s)
-    node.elements = []
-    return node
-
-
-def split_keeps_elements(node, boxes, capacity, max_depth):  # forgets to empty the branch's list
-    node.children = [Node(r, node.depth + 1) for r in child_rects(node.rect)]
-    for s in node.elements:
-        for child in node.children:
-            if _touch(child.rect, boxes[s]):
-                child.elements.append(s)
-    for child in node.children:
-        if len(child.elements) > capacity and child.depth < max_depth:
-            split_keeps_elements(child, boxes, capacity, max_depth)
-    return node
-
-
-def split_at_capacity(node, boxes, capacity, max_depth):  # >= instead of >
-    node.children = [Node(r, node.depth + 1) for r in child_rects(node.rect)]
-    for s in node.elements:
-        for child in node.children:
-            if _touch(child.rect, boxes[s]):
-                child.elements.append(s)
-    node.elements = []
-    for child in node.children:
-        if len(child.elements) >= capacity and child.depth < max_depth:
-            split_at_capacity(child, boxes, capacity, max_depth)
-    return node
-
-
-def split_same_depth(node, boxes, capacity, max_depth):  # children at the parent's depth
-    node.children = [Node(r, node.depth) for r in child_rects(node.rect)]
-    for s in node.elements:
-        for child in node.children:
-            if _touch(child.rect, boxes[s]):
-                child.elements.append(s)
-    node.elements = []
-    return node
+split_reference = make_split()
+split_no_depth_limit = make_split(limit_depth=False)
+split_open_quadrants = make_split(touch=_open_touch)
+split_first_child_only = make_split(first_only=True)
+split_one_level = make_split(recurse=False)
+split_keeps_elements = make_split(empty_branch=False)
+split_at_capacity = make_split(over=lambda count, capacity: count >= capacity)
+split_same_depth = make_split(step=0)
 
 
 def split_returns_children(node, boxes, capacity, max_depth):
@@ -457,136 +391,62 @@ def test_free_list_wrong_answers_fail(ins, era, message):
 
 
 # -- lesson 05, core: cleanup_pass ------------------------------------------
-def cleanup_reference(nodes, meta):
-    freed = 0
-    stack = [0] if nodes[0, 1] == -1 else []
-    while stack:
-        node = stack.pop()
-        fc = nodes[node, 0]
-        empty = 0
-        for j in range(4):
-            if nodes[fc + j, 1] == 0:
-                empty += 1
-            elif nodes[fc + j, 1] == -1:
-                stack.append(fc + j)
-        if empty == 4:
-            nodes[fc, 0] = meta[1]
-            nodes[fc:fc + 4, 1] = FREE_MARK
+def make_cleanup(*, link=True, mark=True, one_level=True, empty_only=True, as_block=True, update_parent=True):
+    """The reference cleanup pass (all defaults), or one of its typical mistakes (one argument changed)."""
+    def collapse(nodes, meta, node, fc):
+        if as_block:
+            nodes[fc, 0] = meta[1] if link else -1
+            if mark:
+                nodes[fc:fc + 4, 1] = FREE_MARK
             meta[1] = fc
-            nodes[node] = (-1, 0)
-            freed += 1
-    return freed
-
-
-def cleanup_no_link(nodes, meta):  # the freed block forgets the old head
-    freed = 0
-    stack = [0] if nodes[0, 1] == -1 else []
-    while stack:
-        node = stack.pop()
-        fc = nodes[node, 0]
-        stack.extend(fc + j for j in range(4) if nodes[fc + j, 1] == -1)
-        if all(nodes[fc + j, 1] == 0 for j in range(4)):
-            nodes[fc, 0] = -1
-            nodes[fc:fc + 4, 1] = FREE_MARK
-            meta[1] = fc
-            nodes[node] = (-1, 0)
-            freed += 1
-    return freed
-
-
-def cleanup_bottom_up(nodes, meta):  # children first: collapses every level in one pass
-    def visit(node):
-        fc = nodes[node, 0]
-        for j in range(4):
-            if nodes[fc + j, 1] == -1:
-                visit(fc + j)
-        if all(nodes[fc + j, 1] == 0 for j in range(4)):
-            nodes[fc, 0] = meta[1]
-            nodes[fc:fc + 4, 1] = FREE_MARK
-            meta[1] = fc
-            nodes[node] = (-1, 0)
-            return 1
-        return 0
-    if nodes[0, 1] != -1:
-        return 0
-    count = [0]
-
-    def walk(node):
-        fc = nodes[node, 0]
-        for j in range(4):
-            if nodes[fc + j, 1] == -1:
-                walk(fc + j)
-        count[0] += visit(node) if nodes[node, 1] == -1 else 0
-    walk(0)
-    return count[0]
-
-
-def cleanup_any_leaves(nodes, meta):  # collapses a branch of four leaves, empty or not
-    freed = 0
-    stack = [0] if nodes[0, 1] == -1 else []
-    while stack:
-        node = stack.pop()
-        fc = nodes[node, 0]
-        stack.extend(fc + j for j in range(4) if nodes[fc + j, 1] == -1)
-        if all(nodes[fc + j, 1] >= 0 for j in range(4)):
-            nodes[fc, 0] = meta[1]
-            nodes[fc:fc + 4, 1] = FREE_MARK
-            meta[1] = fc
-            nodes[node] = (-1, 0)
-            freed += 1
-    return freed
-
-
-def cleanup_no_mark(nodes, meta):  # frees the block but leaves its counts at 0
-    freed = 0
-    stack = [0] if nodes[0, 1] == -1 else []
-    while stack:
-        node = stack.pop()
-        fc = nodes[node, 0]
-        stack.extend(fc + j for j in range(4) if nodes[fc + j, 1] == -1)
-        if all(nodes[fc + j, 1] == 0 for j in range(4)):
-            nodes[fc, 0] = meta[1]
-            meta[1] = fc
-            nodes[node] = (-1, 0)
-            freed += 1
-    return freed
-
-
-def cleanup_one_by_one(nodes, meta):  # four single holes instead of one block
-    freed = 0
-    stack = [0] if nodes[0, 1] == -1 else []
-    while stack:
-        node = stack.pop()
-        fc = nodes[node, 0]
-        stack.extend(fc + j for j in range(4) if nodes[fc + j, 1] == -1)
-        if all(nodes[fc + j, 1] == 0 for j in range(4)):
-            for j in range(4):
-                nodes[fc + j, 0] = meta[1]
-                nodes[fc + j, 1] = FREE_MARK
+        else:
+            for j in range(4):  # four single holes instead of one block
+                nodes[fc + j] = (meta[1], FREE_MARK)
                 meta[1] = fc + j
+        if update_parent:
             nodes[node] = (-1, 0)
-            freed += 1
-    return freed
+
+    def collapsible(nodes, fc):
+        return all((nodes[fc + j, 1] == 0) if empty_only else (nodes[fc + j, 1] >= 0) for j in range(4))
+
+    def cleanup(nodes, meta):
+        if nodes[0, 1] != -1:
+            return 0
+        freed = 0
+        if one_level:
+            stack = [0]
+            while stack:
+                node = stack.pop()
+                fc = nodes[node, 0]
+                stack.extend(fc + j for j in range(4) if nodes[fc + j, 1] == -1)
+                if collapsible(nodes, fc):
+                    collapse(nodes, meta, node, fc)
+                    freed += 1
+            return freed
+        order, stack = [], [0]  # children before parents: every level in one pass
+        while stack:
+            node = stack.pop()
+            order.append(node)
+            stack.extend(nodes[node, 0] + j for j in range(4) if nodes[nodes[node, 0] + j, 1] == -1)
+        for node in reversed(order):
+            if nodes[node, 1] == -1 and collapsible(nodes, nodes[node, 0]):
+                collapse(nodes, meta, node, nodes[node, 0])
+                freed += 1
+        return freed
+    return cleanup
 
 
-def cleanup_parent_left_branch(nodes, meta):  # frees the children but the parent still points at them
-    freed = 0
-    stack = [0] if nodes[0, 1] == -1 else []
-    while stack:
-        node = stack.pop()
-        fc = nodes[node, 0]
-        stack.extend(fc + j for j in range(4) if nodes[fc + j, 1] == -1)
-        if all(nodes[fc + j, 1] == 0 for j in range(4)):
-            nodes[fc, 0] = meta[1]
-            nodes[fc:fc + 4, 1] = FREE_MARK
-            meta[1] = fc
-            freed += 1
-    return freed
+cleanup_reference = make_cleanup()
+cleanup_no_link = make_cleanup(link=False)
+cleanup_bottom_up = make_cleanup(one_level=False)
+cleanup_any_leaves = make_cleanup(empty_only=False)
+cleanup_no_mark = make_cleanup(mark=False)
+cleanup_one_by_one = make_cleanup(as_block=False)
+cleanup_parent_left_branch = make_cleanup(update_parent=False)
 
 
 def cleanup_copies(nodes, meta):  # works on a copy: the tree never changes
-    nodes = nodes.copy()
-    return cleanup_reference(nodes, meta.copy())
+    return cleanup_reference(nodes.copy(), meta.copy())
 
 
 def test_cleanup_reference_passes(capsys):

@@ -52,7 +52,7 @@ def test_bounce_keeps_boxes_in_the_world():
 
 def test_memory_over_frames_small():
     rows = loose_lab.memory_over_frames({"LooseTightGrid": ("loose_tight_grid", {})}, n=1_000, frames=3)
-    assert [r["frame"] for r in rows] == [0, 1, 2]
+    assert [r["frame"] for r in rows] == [0, 1, 2, 3]
     assert all(r["bytes_per_element"] > 0 for r in rows)
 
 

@@ -26,7 +26,6 @@ grid" and "Dirty trick: uniform sizes". The code and wording here are ours.
 """
 from __future__ import annotations
 
-import argparse
 import copy
 import sys
 import time
@@ -44,7 +43,7 @@ from ..structures.loose_tight_grid import LooseTightGrid
 from ..structures.split_broad_phase import SplitBroadPhase, split_by_half_size
 from ..structures.point_grid import half_sizes
 from ..widgets import Stepper
-from .quadtrees import bounce, cpu_median
+from .quadtrees import bounce, cpu_median, frame_median, store_command
 
 __all__ = [
     "loose_quadtree_stepper",
@@ -322,7 +321,8 @@ def measure_structures(boxes, structures, *, queries=200, step=1.0, repeat=5, se
     -------
     list of dict
         ``structure, build_ms, pairs_ms, queries_ms, frame_ms`` (``update_many``
-        + ``cleanup`` + ``pairs``), ``bytes_per_element`` (``memory_bytes()``),
+        + ``cleanup`` + ``pairs``), ``bytes_per_element`` (``memory_bytes()`` after
+        the frames), ``built_bytes_per_element`` (right after the bulk load),
         ``query_nodes`` (nodes or cells visited per query, when the structure
         counts them), ``table_bytes_per_element`` (the shared element table's
         part), ``layout_bytes_per_element`` (the copy of the boxes in cell order
@@ -351,6 +351,7 @@ def measure_structures(boxes, structures, *, queries=200, step=1.0, repeat=5, se
     for label, (name, params) in structures.items():
         cls = STRUCTURES[name]
         build_s, bp = cpu_median(lambda: cls.from_boxes(boxes, **params), repeat)
+        built_bytes = bp.memory_bytes()
         pairs_s, got = cpu_median(bp.pairs, repeat)
         assert np.array_equal(got, ref), f"{label}: pairs differ from brute force"
         visits = []
@@ -366,19 +367,11 @@ def measure_structures(boxes, structures, *, queries=200, step=1.0, repeat=5, se
         for q, a in zip(qboxes[:20], answers[:20]):
             want = np.flatnonzero((boxes[:, 0] <= q[2]) & (q[0] <= boxes[:, 2]) & (boxes[:, 1] <= q[3]) & (q[1] <= boxes[:, 3]))
             assert np.array_equal(a, want), f"{label}: a query differs from brute force"
-        frames = []
-        for r in range(2 * repeat):
-            target = moved if r % 2 == 0 else boxes
-            t0 = time.process_time()
-            bp.update_many(ids, target)
-            bp.cleanup()
-            p = bp.pairs()
-            frames.append(time.process_time() - t0)
-            if r == 0:
-                assert np.array_equal(p, ref_moved), f"{label}: pairs after moving differ from brute force"
+        frame_s = frame_median(bp, ids, (moved, boxes), (ref_moved, ref), repeat, label)
         rows.append({"structure": label, "n": n, "build_ms": 1e3 * build_s, "pairs_ms": 1e3 * pairs_s,
-                     "queries_ms": 1e3 * queries_s, "frame_ms": 1e3 * float(np.median(frames)),
-                     "bytes_per_element": bp.memory_bytes() / n, "query_nodes": float(np.mean(visits)),
+                     "queries_ms": 1e3 * queries_s, "frame_ms": 1e3 * frame_s,
+                     "bytes_per_element": bp.memory_bytes() / n, "built_bytes_per_element": built_bytes / n,
+                     "query_nodes": float(np.mean(visits)),
                      "table_bytes_per_element": bp.elements.nbytes() / n,
                      "layout_bytes_per_element": _layout_bytes(bp) / n,
                      "nodes": bp.node_count() if hasattr(bp, "node_count") else 0})
@@ -466,7 +459,8 @@ def memory_over_frames(structures, n=100_000, frames=60, *, scene="random", spee
     Returns
     -------
     list of dict
-        ``structure, frame, bytes_per_element, frame_ms``.
+        ``structure, frame, bytes_per_element, frame_ms``; frame 0 is the
+        structure right after its bulk load (``frame_ms`` 0).
 
     Raises
     ------
@@ -483,7 +477,8 @@ def memory_over_frames(structures, n=100_000, frames=60, *, scene="random", spee
     for label, (name, params) in structures.items():
         bp = STRUCTURES[name].from_boxes(start, world=world, **params)
         boxes, vel = start, vel0.copy()
-        for frame in range(frames):
+        rows.append({"structure": label, "frame": 0, "bytes_per_element": bp.memory_bytes() / n, "frame_ms": 0.0})
+        for frame in range(1, frames + 1):
             boxes = bounce(boxes, vel, world)
             t0 = time.process_time()
             bp.update_many(ids, boxes)
@@ -533,17 +528,7 @@ def store(which=("structures", "split", "memory")) -> list:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description="Lessons 06-07's stored measurements.")
-    parser.add_argument("--store", action="store_true", help="run the measurements and write data/results/")
-    parser.add_argument("--only", choices=("structures", "split", "memory"), action="append",
-                        help="run only these (repeatable)")
-    args = parser.parse_args(argv)
-    if not args.store:
-        parser.print_help()
-        return 0
-    for path in store(tuple(args.only or ("structures", "split", "memory"))):
-        print("wrote", path)
-    return 0
+    return store_command(argv, "Lessons 06-07's stored measurements.", ("structures", "split", "memory"), store)
 
 
 if __name__ == "__main__":

@@ -37,7 +37,8 @@ from ..structures.naive_quadtree import NaiveQuadtree
 from ..structures.quadtree import BL, BR, BRANCH, TL, TR, Quadtree, cell_of
 from ..widgets import Stepper
 
-__all__ = ["free_list_stepper", "naive_footprint", "cpu_median", "stored_vs_computed_rects", "bounce",
+__all__ = ["free_list_stepper", "naive_footprint", "cpu_median", "frame_median", "store_command",
+           "stored_vs_computed_rects", "bounce",
            "collapse_paths", "cleanup_frames", "capacity_depth_sweep", "store"]
 
 
@@ -55,6 +56,29 @@ def cpu_median(fn, repeat: int = 3):
         result = fn()
         times.append(time.process_time() - t0)
     return float(np.median(times)), result
+
+
+def frame_median(bp, ids, frames, refs, repeat: int, what: str) -> float:
+    """Median CPU seconds of a frame (``update_many`` + ``cleanup`` + ``pairs``), ``2 * repeat`` frames.
+
+    The frames cycle through ``frames`` (box arrays for ``ids``); after each, the
+    pairs are checked against ``refs`` (the same order).
+
+    Raises
+    ------
+    AssertionError
+        Pairs that differ from the reference, naming ``what``.
+    """
+    times = []
+    for r in range(2 * max(1, int(repeat))):
+        k = r % len(frames)
+        t0 = time.process_time()
+        bp.update_many(ids, frames[k])
+        bp.cleanup()
+        got = bp.pairs()
+        times.append(time.process_time() - t0)
+        assert np.array_equal(got, refs[k]), f"{what}: pairs after a move differ from brute force"
+    return float(np.median(times))
 
 
 # --------------------------------------------------------------------------
@@ -486,18 +510,10 @@ def capacity_depth_sweep(n=100_000, *, capacities=(1, 2, 4, 8, 16, 32, 64), dept
             build_s, tree = cpu_median(lambda: Quadtree.from_boxes(boxes, **params), repeat)
             pairs_s, got = cpu_median(tree.pairs, repeat)
             assert np.array_equal(got, want), f"{params}: pairs differ from brute force"
-            frames = []
-            for r in range(2 * repeat):
-                target = after if r % 2 == 0 else boxes
-                t0 = time.process_time()
-                tree.update_many(ids, target)
-                tree.cleanup()
-                p = tree.pairs()
-                frames.append(time.process_time() - t0)
-                assert np.array_equal(p, want_after if r % 2 == 0 else want), f"{params}: pairs after a move differ"
+            frame_s = frame_median(tree, ids, (after, boxes), (want_after, want), repeat, str(params))
             fresh = Quadtree.from_boxes(boxes, **params)
             rows.append({"capacity": capacity, "max_depth": max_depth, "build_ms": 1e3 * build_s,
-                         "pairs_ms": 1e3 * pairs_s, "frame_ms": 1e3 * float(np.median(frames)),
+                         "pairs_ms": 1e3 * pairs_s, "frame_ms": 1e3 * frame_s,
                          "bytes_per_element": fresh.memory_bytes() / n, "nodes": fresh.node_count(),
                          "enodes_per_element": int(fresh.enode_meta[0]) / n, "depth": fresh.depth()})
     return rows
@@ -532,18 +548,22 @@ def store(which=("rects", "cleanup", "sweep")) -> list:
     return paths
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description="Lesson 05's stored measurements.")
+def store_command(argv, description: str, parts: tuple, store) -> int:
+    """The command line of a lab module: ``--store`` runs ``store(parts)`` (``--only`` picks some); else help."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--store", action="store_true", help="run the measurements and write data/results/")
-    parser.add_argument("--only", choices=("rects", "cleanup", "sweep"), action="append",
-                        help="run only these (repeatable)")
+    parser.add_argument("--only", choices=parts, action="append", help="run only these (repeatable)")
     args = parser.parse_args(argv)
     if not args.store:
         parser.print_help()
         return 0
-    for path in store(tuple(args.only or ("rects", "cleanup", "sweep"))):
+    for path in store(tuple(args.only or parts)):
         print("wrote", path)
     return 0
+
+
+def main(argv=None) -> int:
+    return store_command(argv, "Lesson 05's stored measurements.", ("rects", "cleanup", "sweep"), store)
 
 
 if __name__ == "__main__":
