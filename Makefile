@@ -63,9 +63,10 @@ assignments: setup $(NBGRADER_STAMP)
 test-nbgrader: setup $(NBGRADER_STAMP)
 	$(BIN)/python -m pytest -q tests/nbgrader_autograde.py; $(CHECK5)
 
-# Speed and memory: regenerates every stored result under data/results/ (about 10 minutes on two
+# Speed and memory: regenerates the stored results under data/results/ (about 35 minutes on two
 # cores): the three benchmark suites (bench_article.csv, bench_scaled.csv, bench_dynamic.csv, every
-# result checked, peers beside ours), lesson 05's quadtree scaling and target printout, lesson 12's
+# result checked, peers beside ours), lesson 05's quadtree scaling and target printout, lessons
+# 05-07's measurements (python -m lessons_lib.labs.quadtrees|loose --store), lesson 12's
 # simulation files, then prints the course's goals (benchmarks/, outside the package). Timing never
 # fails the run; a wrong pair does. ARGS runs only what it says: make bench ARGS="--suite article" runs
 # a suite (python -m lessons_lib.bench), make bench ARGS="--only quadtrees" some goals (python -m benchmarks).
@@ -80,6 +81,9 @@ ifeq ($(strip $(ARGS)),)
 	$(BIN)/python -m lessons_lib.bench --suite all
 	$(BIN)/python -m benchmarks.goals_quadtrees data/results/quadtree_scaling.csv
 	$(BIN)/python -m benchmarks --only quadtrees > data/results/bench_quadtrees.txt
+	@echo "lessons 05-07: quadtree and loose-structure measurements (about 25 minutes)"
+	$(BIN)/python -m lessons_lib.labs.quadtrees --store
+	$(BIN)/python -m lessons_lib.labs.loose --store
 	@echo "lesson 12: simulation targets and stored results (about 5 minutes) -> data/results/sim_targets.txt"
 	$(BIN)/python -m benchmarks.goals_sim --store > data/results/sim_targets.txt
 	$(BIN)/python -m benchmarks --skip quadtrees --skip "lesson 12"
