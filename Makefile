@@ -48,12 +48,13 @@ notebook: setup
 student: setup
 	$(BIN)/python tools/make_student.py --out build/student
 
-# Speed and memory: regenerates every stored result under data/results/ (about 10 minutes on two
+# Speed and memory: regenerates every stored result under data/results/ (about 13 minutes on two
 # cores): the three benchmark suites (bench_article.csv, bench_scaled.csv, bench_dynamic.csv, every
 # result checked, peers beside ours), lesson 05's quadtree scaling and target printout, lesson 12's
-# simulation files, then prints the course's goals (benchmarks/, outside the package). Timing never
-# fails the run; a wrong pair does. ARGS runs only what it says: make bench ARGS="--suite article" runs
-# a suite (python -m lessons_lib.bench), make bench ARGS="--only quadtrees" some goals (python -m benchmarks).
+# simulation files, lesson 14's partitioned join (partitioned_runs.csv, partitioned_tasks.csv), then
+# prints the course's goals (benchmarks/, outside the package). Timing never fails the run; a wrong
+# pair does. ARGS runs only what it says: make bench ARGS="--suite article" runs a suite
+# (python -m lessons_lib.bench), make bench ARGS="--only quadtrees" some goals (python -m benchmarks).
 BENCH_STAMP := $(VENV)/.bench-stamp
 
 $(BENCH_STAMP): $(STAMP) pyproject.toml

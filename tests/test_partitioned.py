@@ -361,3 +361,26 @@ def test_summary_and_figures():
     assert r.bytes_per_box >= 40  # an int64 id and four float64 per box, plus a header per piece
     assert len(r.partition_seconds) == 8 and (r.partition_seconds >= 0).all()
     assert r.n_tasks > 8 and r.fit_seconds >= 0 and r.wall_seconds >= r.fit_seconds
+
+
+def test_the_package_imports_only_the_lower_layers():
+    """lessons_lib.partitioned builds on base, core, geometry and structures only (and numpy, Dask)."""
+    import ast
+
+    allowed = ("lessons_lib.base", "lessons_lib.core", "lessons_lib.geometry", "lessons_lib.structures",
+               "lessons_lib.partitioned")
+    bad = []
+    for path in sorted((ROOT / "lessons_lib" / "partitioned").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = ["lessons_lib", "partitioned"][: 3 - node.level] if node.level <= 2 else []
+                mod = ".".join(base + ([node.module] if node.module else []))
+                if not mod.startswith(allowed):
+                    bad.append(f"{path.name}: from {'.' * node.level}{node.module or ''} import ...")
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]
+                bad += [f"{path.name}: import {n}" for n in names
+                        if n.split(".")[0] not in ("numpy", "dask", "distributed", "__future__", "contextlib", "math",
+                                                   "operator", "os", "pickle", "shutil", "tempfile", "time", "uuid",
+                                                   "dataclasses", "typing")]
+    assert not bad, "\n".join(bad)

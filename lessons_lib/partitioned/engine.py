@@ -41,6 +41,7 @@ import pickle
 import shutil
 import tempfile
 import time
+import uuid
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -338,7 +339,7 @@ def _chunked(source, chunk_size: int, where: str):
 def _sample_points(inputs, sample_size: int, seed: int, run) -> tuple[np.ndarray, np.ndarray]:
     """Sampled centres of all inputs, and the seconds of each sampling task (none for arrays, sampled here)."""
     total = sum(n for n, *_ in inputs)
-    points, graph = [], {}
+    points, graph, name = [], {}, f"lesson14-{uuid.uuid4().hex[:12]}"
     for w, (n, sizes, starts, arr, gen) in zip("ab", inputs):
         for k, size in enumerate(sizes):
             take = min(size, math.ceil(sample_size * size / max(1, total)))
@@ -348,7 +349,7 @@ def _sample_points(inputs, sample_size: int, seed: int, run) -> tuple[np.ndarray
                     chunk = chunk[np.sort(np.random.default_rng([seed, k, ord(w)]).choice(size, take, replace=False))]
                 points.append(0.5 * (chunk[:, :2] + chunk[:, 2:]))
             else:
-                graph[("lesson14-sample", w, k)] = (_chunk_sample, gen.make, k, size, take, seed, f"boxes {w}")
+                graph[(f"{name}-sample", w, k)] = (_chunk_sample, gen.make, k, size, take, seed, f"boxes {w}")
     seconds = []
     if graph:
         for pts, sec in run(graph, list(graph)):
@@ -358,31 +359,36 @@ def _sample_points(inputs, sample_size: int, seed: int, run) -> tuple[np.ndarray
 
 
 def _join_graph(inputs, part: Partitioning, spill, options) -> tuple[dict, list, list]:
-    """The task graph of the join: ``(graph, keys of the map statistics, keys of the partition results)``."""
+    """The task graph of the join: ``(graph, keys of the map statistics, keys of the partition results)``.
+
+    Keys carry a fresh random name, so that joins sent to one cluster at the same
+    time (two notebooks, say) never mistake each other's tasks for their own.
+    """
+    name = f"lesson14-{uuid.uuid4().hex[:12]}"
     P = part.n_partitions
-    graph = {("lesson14-partitioning",): part}  # a value, shipped once to each worker that needs it
+    part_key = (f"{name}-partitioning",)
+    graph = {part_key: part}  # a value, shipped once to each worker that needs it
     stats_keys, pieces = [], {}
     for w, (n, sizes, starts, arr, gen) in zip("ab", inputs):
         for k, size in enumerate(sizes):
-            key = ("lesson14-map", w, k)
+            key = (f"{name}-map", w, k)
             if arr is not None:
-                graph[("lesson14-chunk", w, k)] = arr[starts[k]:starts[k] + size]
-                graph[key] = (_map_chunk, ("lesson14-chunk", w, k), int(starts[k]), ("lesson14-partitioning",),
-                              k, w, spill)
+                graph[(f"{name}-chunk", w, k)] = arr[starts[k]:starts[k] + size]
+                graph[key] = (_map_chunk, (f"{name}-chunk", w, k), int(starts[k]), part_key, k, w, spill)
             else:
-                graph[key] = (_map_generated, gen.make, k, size, int(starts[k]), ("lesson14-partitioning",), w, spill)
-            graph[("lesson14-stats", w, k)] = (operator.getitem, key, 0)
-            stats_keys.append(("lesson14-stats", w, k))
+                graph[key] = (_map_generated, gen.make, k, size, int(starts[k]), part_key, w, spill)
+            graph[(f"{name}-stats", w, k)] = (operator.getitem, key, 0)
+            stats_keys.append((f"{name}-stats", w, k))
             if spill is None:  # one small task per piece: Dask moves it to the partition's worker
                 for p in range(P):
-                    graph[("lesson14-piece", w, k, p)] = (operator.getitem, key, 1 + p)
+                    graph[(f"{name}-piece", w, k, p)] = (operator.getitem, key, 1 + p)
         pieces[w] = lambda p, w=w, m=len(sizes): [
-            ("lesson14-stats", w, k) if spill is not None else ("lesson14-piece", w, k, p) for k in range(m)]
+            (f"{name}-stats", w, k) if spill is not None else (f"{name}-piece", w, k, p) for k in range(m)]
     red_keys = []
     for p in range(P):
-        graph[("lesson14-join", p)] = (_reduce_partition, p, ("lesson14-partitioning",), pieces["a"](p),
-                                       pieces["b"](p) if "b" in pieces else None, spill, options)
-        red_keys.append(("lesson14-join", p))
+        graph[(f"{name}-join", p)] = (_reduce_partition, p, part_key, pieces["a"](p),
+                                      pieces["b"](p) if "b" in pieces else None, spill, options)
+        red_keys.append((f"{name}-join", p))
     return graph, stats_keys, red_keys
 
 

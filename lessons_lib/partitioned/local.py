@@ -5,9 +5,10 @@ that overlap are found by *both* partitions. Rather than gathering every pair
 and removing the duplicates afterwards (a global step that needs all the pairs
 in one place), each partition keeps a pair only if it holds the pair's
 **reference point**: the lower-left corner of the intersection of the two boxes,
-``(max(xmin_a, xmin_b), max(ymin_a, ymin_b))`` ([Yu2019]; Sedona's join does
-the same). That point lies in both boxes, partitions are half-open and cover the
-plane, so exactly one partition holds it, and that partition received both boxes.
+``(max(xmin_a, xmin_b), max(ymin_a, ymin_b))`` (the reference-point method
+[Dittrich2000]; Sedona's join applies it [Yu2019]). That point lies in both
+boxes, partitions are half-open and cover the plane, so exactly one partition
+holds it, and that partition received both boxes.
 No partition needs to know what another one found.
 """
 from __future__ import annotations
