@@ -112,6 +112,11 @@ _ALL = [
            "GeoInformatica 23, pp. 37-78; the system is now Apache Sedona (https://sedona.apache.org/).",
            "https://doi.org/10.1007/s10707-018-0330-9",
            "the partitioned spatial join of lesson 14: sampled KDB-tree, quadtree and R-tree partitioners"),
+    Source("Dittrich2000", "J.-P. Dittrich, B. Seeger",
+           "Data redundancy and duplicate detection in spatial join processing", "2000",
+           "Proceedings of the 16th International Conference on Data Engineering (ICDE 2000), pp. 535-546.", "",
+           "the reference-point rule: each pair reported once by the partition holding a corner of the "
+           "intersection"),
     Source("dask-geopandas", "dask-geopandas contributors", "dask-geopandas: parallel GeoPandas with Dask",
            "2024", "Documentation: spatial partitioning (Hilbert and Morton distance, sjoin).",
            "https://dask-geopandas.readthedocs.io/", "the partitioned spatial join of lesson 14"),
