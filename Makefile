@@ -65,8 +65,10 @@ ifeq ($(strip $(ARGS)),)
 	$(BIN)/python -m lessons_lib.bench --suite all
 	$(BIN)/python -m benchmarks.goals_quadtrees data/results/quadtree_scaling.csv
 	$(BIN)/python -m benchmarks --only quadtrees > data/results/bench_quadtrees.txt
-	@echo "lesson 12: simulation targets and stored results (about 5 minutes) -> data/results/sim_targets.txt"
+	@echo "lesson 12: stored simulation results (about 5 minutes) and their goals -> data/results/sim_targets.txt"
 	$(BIN)/python -m benchmarks.goals_sim --store > data/results/sim_targets.txt
+	@echo "lesson 12: Hilbert against random numbering of the agents (a few minutes)"
+	$(BIN)/python -m lessons_lib.labs.sim_layout --store
 	$(BIN)/python -m benchmarks --skip quadtrees --skip "lesson 12"
 else
 	$(BIN)/python -m $(if $(findstring --suite,$(ARGS)),lessons_lib.bench,benchmarks) $(ARGS)
