@@ -26,9 +26,6 @@ PENDING = {
     "05_efficient_quadtree.ipynb",
     "06_loose_quadtree.ipynb",
     "07_loose_tight_grid.ipynb",
-    "11_benchmarks.ipynb",
-    "12_agents_simulation.ipynb",
-    "13_choosing_a_structure.ipynb",
     "TEACHING.md",
 }
 
