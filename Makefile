@@ -87,6 +87,8 @@ ifeq ($(strip $(ARGS)),)
 	$(BIN)/python -m lessons_lib.labs.loose --store
 	@echo "lesson 12: simulation targets and stored results (about 5 minutes) -> data/results/sim_targets.txt"
 	$(BIN)/python -m benchmarks.goals_sim --store > data/results/sim_targets.txt
+	@echo "lesson 12: Hilbert against random numbering of the agents (a few minutes)"
+	$(BIN)/python -m lessons_lib.labs.sim_layout --store
 	@echo "lesson 14: partitioned join on 1 and 2 workers, 10 million boxes out of core (about 3 minutes)"; $(BIN)/python -m lessons_lib.bench.partitioned
 	$(BIN)/python -m benchmarks --skip quadtrees --skip "lesson 12"
 else

@@ -22,9 +22,6 @@ PENDING = {
     "01_metric_spaces_and_n_squared.ipynb",
     "02_uniform_grid.ipynb",
     "03_spatial_hashing.ipynb",
-    "11_benchmarks.ipynb",
-    "12_agents_simulation.ipynb",
-    "13_choosing_a_structure.ipynb",
     "TEACHING.md",
 }
 
