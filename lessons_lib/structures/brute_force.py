@@ -1,17 +1,25 @@
 """Brute force: test every unordered pair. The reference every structure is checked against.
 
 For ``n`` boxes there are ``n (n - 1) / 2`` unordered pairs, so the work grows
-as O(n^2): the "wall" of lesson 01. The article ([magley2026]) keeps brute force as the correctness baseline of
-its benchmark; so do we. It is written with plain numpy, independent of numba
-and of every structure, so that it can be trusted as an oracle.
+as O(n^2): the "wall" of lesson 01. The article ([magley2026]) keeps brute force
+as the correctness baseline of its benchmark; so do we. :func:`brute_force_pairs`
+and :func:`brute_force_nearest` are written with plain numpy, independent of
+numba and of every structure, so that they can be trusted as oracles;
+:func:`compiled_brute_force_pairs` is the same double loop compiled, and
+:class:`BruteForce` the registered structure that uses it.
+
+Every overlap test here is the closed one of :mod:`lessons_lib.geometry`
+(numpy) or :mod:`lessons_lib.core.boxes` (compiled): touching boxes meet.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..base import BroadPhase, register
-from ..geometry import as_boxes
+from ..core.boxes import overlaps
+from ..core.buffers import grow
 from ..core.jit import njit
+from ..geometry import as_boxes, as_points, boxes_overlap
 
 __all__ = [
     "brute_force_pairs",
@@ -19,6 +27,8 @@ __all__ = [
     "double_loop_pairs",
     "pair_test_count",
     "brute_force_nearest",
+    "point_box_distances",
+    "all_pairs_kernel",
     "BruteForce",
 ]
 
@@ -59,20 +69,14 @@ def brute_force_pairs(boxes) -> np.ndarray:
     """
     b = as_boxes(boxes)
     n = len(b)
-    x0, y0, x1, y1 = b[:, 0], b[:, 1], b[:, 2], b[:, 3]
     out = []
     start = 0
     while start < n - 1:
         rows = max(1, CHUNK_CELLS // max(1, n - start))
         stop = min(n - 1, start + rows)
         i = np.arange(start, stop)[:, None]
-        j = slice(start + 1, n)  # candidates j > start; the j <= i part is masked below
-        hit = (
-            (x0[start:stop, None] <= x1[None, j])
-            & (x0[None, j] <= x1[start:stop, None])
-            & (y0[start:stop, None] <= y1[None, j])
-            & (y0[None, j] <= y1[start:stop, None])
-        )
+        # rows start..stop-1 against the candidates j > start; the j <= i part is masked below
+        hit = boxes_overlap(b[start:stop, None, :], b[None, start + 1 :, :])
         hit &= np.arange(start + 1, n)[None, :] > i
         ii, jj = np.nonzero(hit)
         out.append(np.column_stack([ii + start, jj + start + 1]))
@@ -107,30 +111,28 @@ def double_loop_pairs(boxes) -> tuple[list[tuple[int, int]], int]:
 
 
 @njit
-def _double_loop_kernel(x0, y0, x1, y1):
-    """All (i, j), i < j, with overlapping closed boxes; (k, 2) int64.
+def all_pairs_kernel(x0, y0, x1, y1):
+    """All ``(i, j)``, ``i < j``, whose closed boxes overlap, as ``(k, 2)`` int64 in loop order.
 
-    Branch-free inner loop: every candidate j is written to ``row`` and the
-    cursor ``m`` advances only on a hit, so the compiler can vectorise the
-    test (about 9x faster than an ``if`` that appends).
+    The boxes come as four columns (contiguous, so the inner loop reads each
+    side as a stream). Branch-free inner loop: every candidate ``j`` is
+    written to ``row`` and the cursor ``found`` advances only on a hit, so the
+    compiler can vectorise the test (about 9x faster than an ``if`` that
+    appends). The output grows between rows, never inside the inner loop.
     """
     n = x0.shape[0]
-    cap = max(16, n)
-    out = np.empty((cap, 2), dtype=np.int64)
+    out = np.empty((max(16, n), 2), dtype=np.int64)
     row = np.empty(max(n, 1), dtype=np.int64)
     k = 0
     for i in range(n):
         ax0, ay0, ax1, ay1 = x0[i], y0[i], x1[i], y1[i]
-        m = 0
+        found = 0
         for j in range(i + 1, n):
-            row[m] = j
-            m += (ax0 <= x1[j]) & (x0[j] <= ax1) & (ay0 <= y1[j]) & (y0[j] <= ay1)
-        if k + m > cap:
-            cap = max(2 * cap, k + m)
-            grown = np.empty((cap, 2), dtype=np.int64)
-            grown[:k] = out[:k]
-            out = grown
-        for t in range(m):
+            row[found] = j
+            found += overlaps(ax0, ay0, ax1, ay1, x0[j], y0[j], x1[j], y1[j])
+        if k + found > out.shape[0]:
+            out = grow(out, k, k + found)
+        for t in range(found):
             out[k, 0] = i
             out[k, 1] = row[t]
             k += 1
@@ -161,10 +163,50 @@ def compiled_brute_force_pairs(boxes) -> np.ndarray:
     remove any. With ``LESSONS_JIT=0`` this runs as plain Python (slow).
     """
     b = as_boxes(boxes)
-    return _double_loop_kernel(
-        np.ascontiguousarray(b[:, 0]), np.ascontiguousarray(b[:, 1]),
-        np.ascontiguousarray(b[:, 2]), np.ascontiguousarray(b[:, 3]),
-    )
+    x0, y0, x1, y1 = (np.ascontiguousarray(b[:, c]) for c in range(4))
+    return all_pairs_kernel(x0, y0, x1, y1)
+
+
+#: Beyond these sizes of ``max(dx, dy)`` the squares in ``dx * dx + dy * dy`` would overflow or lose digits ...
+NEAR_MIN, NEAR_MAX = 2.0 ** -500, 2.0 ** 500
+#: ... so the distance is computed on ``dx, dy`` scaled by this power of two (exact) and scaled back.
+NEAR_SCALE = 2.0 ** 600
+
+
+def point_box_distances(boxes, px, py) -> np.ndarray:
+    """Euclidean distances from the point ``(px, py)`` to each closed box (0 inside or on it), overflow-safe.
+
+    Parameters
+    ----------
+    boxes : numpy.ndarray, shape (n, 4), float64
+        Valid closed AABBs.
+    px, py : float
+        The point.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,), float64
+        The distances: exact to rounding over the whole float range, ``inf``
+        only when a distance is beyond the largest float.
+
+    Notes
+    -----
+    ``sqrt(dx * dx + dy * dy)``, the textbook formula, while ``max(dx, dy)``
+    lies in ``[NEAR_MIN, NEAR_MAX]``. Past about 1e154 the squares overflow to
+    ``inf``, and below about 1e-154 they round to 0 or lose digits: every far
+    box would be "at infinity" and every very near one "at 0", tied, and the
+    nearest would be the smallest id instead. There the same formula runs on
+    ``dx, dy`` divided (far) or multiplied (near) by ``NEAR_SCALE``, a power of
+    two, and the result is scaled back. The trees' ``nearest`` computes its
+    distances with the same formula, so the two agree to the last bit.
+    """
+    dx = np.maximum(np.maximum(boxes[:, 0] - px, 0.0), px - boxes[:, 2])
+    dy = np.maximum(np.maximum(boxes[:, 1] - py, 0.0), py - boxes[:, 3])
+    size = np.maximum(dx, dy)
+    scale = np.where(size > NEAR_MAX, 1.0 / NEAR_SCALE, np.where((size > 0) & (size < NEAR_MIN), NEAR_SCALE, 1.0))
+    dx, dy = dx * scale, dy * scale
+    with np.errstate(over="ignore"):  # only a distance beyond the largest float overflows (to inf, as it should)
+        return np.sqrt(dx * dx + dy * dy) / scale
 
 
 def brute_force_nearest(boxes, points, k: int = 1, ids=None) -> tuple[np.ndarray, np.ndarray]:
@@ -185,7 +227,10 @@ def brute_force_nearest(boxes, points, k: int = 1, ids=None) -> tuple[np.ndarray
     -------
     ids : numpy.ndarray, shape (m, k), int64
     distances : numpy.ndarray, shape (m, k), float64
-        Euclidean distance from the point to the closed box (0 inside or on it).
+        Euclidean distance from the point to the closed box (0 inside or on
+        it), by :func:`point_box_distances`: exact to rounding over the whole
+        float range, ``inf`` only beyond the largest float. Equal distances
+        are ordered by id.
 
     Raises
     ------
@@ -196,8 +241,6 @@ def brute_force_nearest(boxes, points, k: int = 1, ids=None) -> tuple[np.ndarray
     -----
     O(n m) distances, computed one point at a time (memory O(n)).
     """
-    from ..geometry import as_points
-
     b = as_boxes(boxes)
     pts = as_points(points).reshape(-1, 2)
     n = len(b)
@@ -209,11 +252,9 @@ def brute_force_nearest(boxes, points, k: int = 1, ids=None) -> tuple[np.ndarray
     out_ids = np.empty((len(pts), k), np.int64)
     out_d = np.empty((len(pts), k), np.float64)
     for m, (px, py) in enumerate(pts):
-        dx = np.maximum(np.maximum(b[:, 0] - px, 0.0), px - b[:, 2])
-        dy = np.maximum(np.maximum(b[:, 1] - py, 0.0), py - b[:, 3])
-        d2 = dx * dx + dy * dy
-        order = np.lexsort((ids, d2))[:k]
-        out_ids[m], out_d[m] = ids[order], np.sqrt(d2[order])
+        distance = point_box_distances(b, px, py)
+        order = np.lexsort((ids, distance))[:k]
+        out_ids[m], out_d[m] = ids[order], distance[order]
     return out_ids, out_d
 
 
@@ -221,16 +262,38 @@ def brute_force_nearest(boxes, points, k: int = 1, ids=None) -> tuple[np.ndarray
 class BruteForce(BroadPhase):
     """The reference broad phase: no index at all, every query tests every box.
 
+    Lesson 01's wall, kept as the oracle: every other structure must give
+    its answers ([magley2026] keeps brute force as the baseline of its
+    benchmark for the same reason).
+
     Parameters
     ----------
     world : array_like, shape (4,), optional
         Ignored for correctness (kept for the common interface).
+
+    Raises
+    ------
+    ValueError
+        From the interface: bad boxes (NaN, infinite, inverted, wrong shape),
+        a duplicate id, a bad world. ``KeyError`` for an unknown id,
+        ``TypeError`` for an id that is not an integer. Nothing changes on error.
 
     Notes
     -----
     insert/remove/update O(1); query O(n); pairs O(n^2) via the compiled
     double loop (:func:`compiled_brute_force_pairs`). Memory: only the shared
     element table.
+
+    Coordinates: the whole finite float64 range, down to denormals and up to
+    the largest float: the closed overlap test only compares coordinates.
+
+    Examples
+    --------
+    >>> bp = BruteForce.from_boxes([[0, 0, 2, 2], [2, 0, 4, 2], [5, 5, 6, 6]])
+    >>> bp.pairs().tolist()              # boxes 0 and 1 touch along x = 2: closed boxes
+    [[0, 1]]
+    >>> bp.query([3, 1, 5, 5]).tolist()
+    [1, 2]
     """
 
     def _insert(self, slot, box):
@@ -244,9 +307,7 @@ class BruteForce(BroadPhase):
 
     def _query(self, box):
         slots = self.elements.live_slots()
-        b = self.elements.boxes[slots]
-        hit = (b[:, 0] <= box[2]) & (box[0] <= b[:, 2]) & (b[:, 1] <= box[3]) & (box[1] <= b[:, 3])
-        return slots[hit]
+        return slots[boxes_overlap(self.elements.boxes[slots], box)]
 
     def _pairs(self):
         slots = self.elements.live_slots()
