@@ -269,8 +269,12 @@ def test_bad_parameters(params, pattern):
 
 
 def test_the_flag_is_gone_from_sweep_and_prune():
-    with pytest.raises(TypeError):
-        SweepAndPrune(persistent_pairs=True)
+    for make in (lambda: SweepAndPrune(persistent_pairs=True),
+                 lambda: SweepAndPrune.from_boxes(make_scene("random", 10), persistent_pairs=True)):
+        with pytest.raises(TypeError, match="PersistentSweepAndPrune"):
+            make()
+    with pytest.raises(TypeError, match="unexpected keyword arguments: sort_axis"):
+        SweepAndPrune(sort_axis=0)
 
 
 def test_failed_calls_leave_everything_unchanged():

@@ -571,6 +571,10 @@ class SweepAndPrune(BroadPhase):
         ``axis`` not None, 0 or 1; ``incremental`` not a bool; and, from the
         interface, bad boxes (NaN, infinite, inverted, wrong shape) or a
         duplicate id. ``KeyError`` for an unknown id. Nothing changes on error.
+    TypeError
+        An unknown keyword. ``persistent_pairs``, a flag of earlier versions,
+        names its replacement: the kept pairs are the structure
+        :class:`~lessons_lib.structures.persistent_sweep_and_prune.PersistentSweepAndPrune`.
 
     See Also
     --------
@@ -617,7 +621,12 @@ class SweepAndPrune(BroadPhase):
     [1, 2]
     """
 
-    def __init__(self, *, world=None, axis=None, incremental: bool = True):
+    def __init__(self, *, world=None, axis=None, incremental: bool = True, **unknown):
+        if "persistent_pairs" in unknown:
+            raise TypeError("SweepAndPrune has no persistent_pairs flag: the kept pairs of I-COLLIDE are a structure "
+                            "of their own, PersistentSweepAndPrune (from lessons_lib import PersistentSweepAndPrune)")
+        if unknown:
+            raise TypeError(f"SweepAndPrune got unexpected keyword arguments: {', '.join(sorted(unknown))}")
         super().__init__(world=world)
         self.fixed_axis = check_optional(check_choice, "axis", axis, (0, 1))
         self.incremental = check_flag("incremental", incremental)
