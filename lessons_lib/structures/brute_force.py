@@ -27,7 +27,6 @@ __all__ = [
     "double_loop_pairs",
     "pair_test_count",
     "brute_force_nearest",
-    "point_box_distances",
     "all_pairs_kernel",
     "BruteForce",
 ]
@@ -167,48 +166,6 @@ def compiled_brute_force_pairs(boxes) -> np.ndarray:
     return all_pairs_kernel(x0, y0, x1, y1)
 
 
-#: Beyond these sizes of ``max(dx, dy)`` the squares in ``dx * dx + dy * dy`` would overflow or lose digits ...
-NEAR_MIN, NEAR_MAX = 2.0 ** -500, 2.0 ** 500
-#: ... so the distance is computed on ``dx, dy`` scaled by this power of two (exact) and scaled back.
-NEAR_SCALE = 2.0 ** 600
-
-
-def point_box_distances(boxes, px, py) -> np.ndarray:
-    """Euclidean distances from the point ``(px, py)`` to each closed box (0 inside or on it), overflow-safe.
-
-    Parameters
-    ----------
-    boxes : numpy.ndarray, shape (n, 4), float64
-        Valid closed AABBs.
-    px, py : float
-        The point.
-
-    Returns
-    -------
-    numpy.ndarray, shape (n,), float64
-        The distances: exact to rounding over the whole float range, ``inf``
-        only when a distance is beyond the largest float.
-
-    Notes
-    -----
-    ``sqrt(dx * dx + dy * dy)``, the textbook formula, while ``max(dx, dy)``
-    lies in ``[NEAR_MIN, NEAR_MAX]``. Past about 1e154 the squares overflow to
-    ``inf``, and below about 1e-154 they round to 0 or lose digits: every far
-    box would be "at infinity" and every very near one "at 0", tied, and the
-    nearest would be the smallest id instead. There the same formula runs on
-    ``dx, dy`` divided (far) or multiplied (near) by ``NEAR_SCALE``, a power of
-    two, and the result is scaled back. The trees' ``nearest`` computes its
-    distances with the same formula, so the two agree to the last bit.
-    """
-    dx = np.maximum(np.maximum(boxes[:, 0] - px, 0.0), px - boxes[:, 2])
-    dy = np.maximum(np.maximum(boxes[:, 1] - py, 0.0), py - boxes[:, 3])
-    size = np.maximum(dx, dy)
-    scale = np.where(size > NEAR_MAX, 1.0 / NEAR_SCALE, np.where((size > 0) & (size < NEAR_MIN), NEAR_SCALE, 1.0))
-    dx, dy = dx * scale, dy * scale
-    with np.errstate(over="ignore"):  # only a distance beyond the largest float overflows (to inf, as it should)
-        return np.sqrt(dx * dx + dy * dy) / scale
-
-
 def brute_force_nearest(boxes, points, k: int = 1, ids=None) -> tuple[np.ndarray, np.ndarray]:
     """The ``k`` boxes nearest each point, by measuring every distance (the oracle for ``nearest``).
 
@@ -227,10 +184,7 @@ def brute_force_nearest(boxes, points, k: int = 1, ids=None) -> tuple[np.ndarray
     -------
     ids : numpy.ndarray, shape (m, k), int64
     distances : numpy.ndarray, shape (m, k), float64
-        Euclidean distance from the point to the closed box (0 inside or on
-        it), by :func:`point_box_distances`: exact to rounding over the whole
-        float range, ``inf`` only beyond the largest float. Equal distances
-        are ordered by id.
+        Euclidean distance from the point to the closed box (0 inside or on it).
 
     Raises
     ------
@@ -252,9 +206,11 @@ def brute_force_nearest(boxes, points, k: int = 1, ids=None) -> tuple[np.ndarray
     out_ids = np.empty((len(pts), k), np.int64)
     out_d = np.empty((len(pts), k), np.float64)
     for m, (px, py) in enumerate(pts):
-        distance = point_box_distances(b, px, py)
-        order = np.lexsort((ids, distance))[:k]
-        out_ids[m], out_d[m] = ids[order], distance[order]
+        dx = np.maximum(np.maximum(b[:, 0] - px, 0.0), px - b[:, 2])
+        dy = np.maximum(np.maximum(b[:, 1] - py, 0.0), py - b[:, 3])
+        d2 = dx * dx + dy * dy
+        order = np.lexsort((ids, d2))[:k]
+        out_ids[m], out_d[m] = ids[order], np.sqrt(d2[order])
     return out_ids, out_d
 
 
