@@ -329,7 +329,7 @@ def sap_persistent_pairs():
     lines.append(Line("memory_bytes(), persistent pairs",
                       f"{pp.memory_bytes() / N:.1f} B/box: endpoints on both axes {ends / N:.1f} + pair set "
                       f"{table / N:.1f} ({pp.npairs:,} pairs in {len(pp.kept.table):,} entries) + element table "
-                      f"{pp.elements.nbytes() / N:.1f}; sweep mode "
+                      f"{pp.elements.nbytes() / N:.1f}; SweepAndPrune "
                       f"{SweepAndPrune.from_boxes(boxes).memory_bytes() / N:.1f}",
                       "-", True))
     return lines
