@@ -323,6 +323,14 @@ class PersistentSweepAndPrune(BroadPhase):
     :class:`~lessons_lib.structures.sweep_and_prune.SweepAndPrune` (one axis,
     a sweep per ``pairs()``) is faster.
 
+    Boxes are closed ``[xmin, ymin, xmax, ymax]`` rows (float64): two boxes
+    that touch along an edge or at a corner are a pair, and a zero-width box
+    meets what it lies on. On both axes a *min* endpoint sorts before a *max*
+    at the same coordinate, so touching intervals cross and are tested.
+    ``query(box)`` returns ``(p,)`` int64 ids in ascending order; ``pairs()``
+    a ``(k, 2)`` int64 array of ids, ``i < j`` in each row, rows sorted (the
+    common interface's canonical order).
+
     Parameters
     ----------
     world : array_like, shape (4,), optional
