@@ -485,7 +485,7 @@ def test_cleanup_wrong_count_fails():
 def test_cleanup_check_leaves_the_structure_usable():
     """The arrays the check plugs back are the reference's: the tree still answers like brute force."""
     from lessons_lib.structures.quadtree import Quadtree
-    boxes = np.array([[1, 1, 2, 2], [3, 3, 4, 4], [80, 80, 81, 81.]])
+    boxes = np.array([[1, 1, 2, 2], [10, 10, 11, 11], [80, 80, 81, 81.]])  # the first two separate only at depth 4
     q = Quadtree.from_boxes(boxes, world=(0, 0, 100, 100), capacity=1, max_depth=4)
     q.remove(0)
     q.remove(1)
