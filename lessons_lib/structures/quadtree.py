@@ -435,7 +435,7 @@ def merge(tree, node, seen):
 # ==========================================================================
 # Growth and resume: the plumbing around insert
 # ==========================================================================
-@njit
+@njit(inline="always")
 def insert_slot(tree, cells, capacity, boxes, slot, tasks):
     """Insert element ``slot`` (its box is ``boxes[slot]``), growing whatever :func:`insert` finds full.
 
