@@ -178,15 +178,19 @@ def test_elements_sharing_one_centre_cell_do_not_split_whatever_the_depth():
 
 
 def test_cleanup_merges_under_full_quartets():
-    bp = LooseQuadtree(world=[0, 0, 64, 64], capacity=2, max_depth=6)
-    for i, b in enumerate([[1, 1, 2, 2], [3, 3, 4, 4], [5, 5, 6, 6], [60, 60, 61, 61]]):
+    bp = LooseQuadtree(world=[0, 0, 64, 64], capacity=4, max_depth=6)
+    for i, b in enumerate([[1, 1, 2, 2], [3, 3, 4, 4], [5, 5, 6, 6], [7, 7, 8, 8], [9, 9, 10, 10], [60, 60, 61, 61]]):
         bp.insert(i, b)
     assert bp.depth() >= 2
-    bp.remove(1)
-    bp.remove(2)
-    bp.cleanup()  # two elements left, capacity 2: the whole tree merges back into the root, in one pass
+    for i in (1, 2, 3):
+        bp.remove(i)
+    bp.cleanup()  # three left, more than half the capacity: the crowded quartet stays
     bp.check_invariants(exact=True)
-    assert bp.node_count() == 1 and sorted(bp.leaf_elements(0)) == [0, 3]
+    assert bp.depth() >= 1
+    bp.remove(4)
+    bp.cleanup()  # two elements left, half the capacity: the whole tree merges back into the root, in one pass
+    bp.check_invariants(exact=True)
+    assert bp.node_count() == 1 and sorted(bp.leaf_elements(0)) == [0, 5]
 
 
 @pytest.mark.parametrize("kw, pattern", [

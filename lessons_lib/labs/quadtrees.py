@@ -426,7 +426,8 @@ def cleanup_frames(n=20_000, frames=60, *, scene="random", speed=4.0, chunk=256,
     to the chunk's old boxes; the *immediate* tree then collapses, bottom-up, every
     branch of four empty leaves it passes (what removing empty quadrants at once
     does), the *deferred* tree changes nothing and calls ``cleanup()`` once at the
-    end of the frame (one level per frame). Times alternate between the two trees.
+    end of the frame (one level per frame; ``merge_limit = 0``, so that it too
+    collapses empty quartets only). Times alternate between the two trees.
 
     Returns
     -------
@@ -445,6 +446,7 @@ def cleanup_frames(n=20_000, frames=60, *, scene="random", speed=4.0, chunk=256,
     world = np.concatenate([boxes[:, :2].min(axis=0), boxes[:, 2:].max(axis=0)])
     trees = {"deferred": Quadtree.from_boxes(boxes, world=world, capacity=capacity),
              "immediate": Quadtree.from_boxes(boxes, world=world, capacity=capacity)}
+    trees["deferred"].merge_limit = 0  # empty quartets only, as the immediate tree: only the timing differs
     ids = np.arange(n, dtype=np.int64)
     angle = rng.uniform(0, 2 * np.pi, n)
     vel = speed * rng.uniform(0.25, 1.0, n)[:, None] * np.column_stack([np.cos(angle), np.sin(angle)])

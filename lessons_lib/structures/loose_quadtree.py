@@ -72,7 +72,8 @@ Operations
   are joined by descending into the larger one; each pair is reported once.
 * cleanup: one bottom-up pass: leaves recompute their bounds from their
   elements, branches from their children, and a branch whose four children
-  are leaves holding at most ``capacity`` elements together becomes one leaf
+  are leaves holding at most half of ``capacity`` elements together
+  (:func:`~lessons_lib.structures.quad_nodes.merge_limit`) becomes one leaf
   holding them (its block of four returns to the free list). Afterwards every
   bound is exactly the union of its contents, and the tree follows where the
   elements are now: its memory stays flat over a long simulation.
@@ -96,7 +97,7 @@ from ..core.jit import njit
 from ..core.params import check_int
 from .loose_bounds import EMPTY_RECT, f32_down, f32_up, grow_rect, set_empty
 from .quad_nodes import (BR, BRANCH, COUNT, FIRST, MAX_DEPTH_LIMIT, ROW_COUNT, ROW_DEPTH, ROW_NODE, TL, TR,
-                         QuadNodes, cell_frame, cell_rects, centre_cell, morton_order, node_rows, quadrant)
+                         QuadNodes, cell_frame, cell_rects, centre_cell, merge_limit, morton_order, node_rows, quadrant)
 from .slot_lists import grown_slots, scan_slot_list, unlink_slot
 
 __all__ = ["LooseQuadtree"]
@@ -354,8 +355,8 @@ def area(rects, node):
 # Cleanup: refit every bound bottom-up, merge under-full quartets
 # ==========================================================================
 @njit
-def cleanup(tree, capacity, max_depth, boxes):
-    """Refit all bounds exactly (children first); merge quartets of leaves holding at most ``capacity``.
+def cleanup(tree, limit, max_depth, boxes):
+    """Refit all bounds exactly (children first); merge quartets of leaves holding at most ``limit`` together.
 
     Merges cascade in the one pass: a branch whose children just merged can
     merge too. Returns the number of blocks of four freed.
@@ -371,8 +372,8 @@ def cleanup(tree, capacity, max_depth, boxes):
             total = 0
             for j in range(4):
                 count = nodes[first + j, COUNT]
-                total += capacity + 1 if count == BRANCH else count
-            if total > capacity:
+                total += limit + 1 if count == BRANCH else count
+            if total > limit:
                 for j in range(4):
                     for t in range(2):
                         rects[node, t] = min(rects[node, t], rects[first + j, t])
@@ -434,6 +435,9 @@ class LooseQuadtree(QuadNodes, BroadPhase):
         Box-box tests made by the last ``pairs()``.
     last_freed_blocks : int
         Blocks of four nodes freed by the last ``cleanup()``.
+    merge_limit : int
+        ``cleanup()`` merges four sibling leaves holding at most this many
+        elements together (default ``max(1, capacity // 2)``; 0: empty ones only).
 
     Raises
     ------
@@ -477,6 +481,7 @@ class LooseQuadtree(QuadNodes, BroadPhase):
         self.capacity = check_int("capacity", capacity, 1, 2**31 - 1)
         self.max_depth = check_int("max_depth", max_depth, 0, MAX_DEPTH_LIMIT)
         self._cells = cell_frame(self.world, self.max_depth)
+        self.merge_limit = merge_limit(self.capacity)
         self.nodes = np.full((4 * self.max_depth + 8, 2), -1, dtype=np.int32)
         self.rects = np.tile(EMPTY_RECT, (len(self.nodes), 1))
         self.node_meta = np.array([1, -1], dtype=np.int64)
@@ -560,7 +565,7 @@ class LooseQuadtree(QuadNodes, BroadPhase):
         return out[:m]
 
     def _cleanup(self):
-        self.last_freed_blocks = int(cleanup(self.tree, self.capacity, self.max_depth, self.elements.boxes))
+        self.last_freed_blocks = int(cleanup(self.tree, self.merge_limit, self.max_depth, self.elements.boxes))
 
     def _clear(self):
         self.node_meta[:] = (1, -1)
@@ -625,7 +630,7 @@ class LooseQuadtree(QuadNodes, BroadPhase):
         elements and the bounds of its children. With ``exact=True`` (after
         :meth:`cleanup` or a bulk load) each bound must *equal* the union of
         its contents (no stale growth) and no branch may have four leaves
-        holding at most ``capacity`` elements together.
+        holding at most ``merge_limit`` elements together.
         """
         rows = self.node_rows()
         self.check_node_blocks(rows)
@@ -641,8 +646,8 @@ class LooseQuadtree(QuadNodes, BroadPhase):
                 u = [min(k[0] for k in kids), min(k[1] for k in kids), max(k[2] for k in kids), max(k[3] for k in kids)]
                 counts = [int(self.nodes[first + j, COUNT]) for j in range(4)]
                 if exact:
-                    assert BRANCH in counts or sum(counts) > self.capacity, \
-                        f"branch {node} has four leaves holding {sum(counts)} <= capacity elements after cleanup"
+                    assert BRANCH in counts or sum(counts) > self.merge_limit, \
+                        f"branch {node} has four leaves holding {sum(counts)} <= merge_limit elements after cleanup"
             else:
                 elems = self.leaf_elements(node)
                 assert len(elems) == count, f"leaf {node}: count {count} but {len(elems)} elements"

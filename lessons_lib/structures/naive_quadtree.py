@@ -32,8 +32,8 @@ Rules
   (in the element table) is what queries and pairs test.
 * ``remove`` descends to the leaves the box touches and takes the slot out of
   their lists. Emptied leaves stay until :meth:`cleanup`, which turns a branch
-  whose four children are leaves holding at most ``capacity`` entries together
-  back into a leaf (one level per call), so the tree follows where the
+  whose four children are leaves holding at most half of ``capacity`` entries
+  together back into a leaf (one level per call), so the tree follows where the
   elements are now, not everywhere they have been.
 * ``pairs`` tests all pairs inside each leaf and drops duplicates (pairs met in
   several leaves) with a Python ``set``.
@@ -55,7 +55,7 @@ import numpy as np
 from ..base import BroadPhase, register
 from ..core.params import check_int
 from ..geometry import as_box
-from .quad_nodes import MAX_DEPTH_LIMIT, SquareWorldFromBoxes
+from .quad_nodes import MAX_DEPTH_LIMIT, SquareWorldFromBoxes, merge_limit
 
 __all__ = ["Node", "NaiveQuadtree", "child_rects"]
 
@@ -134,6 +134,8 @@ class NaiveQuadtree(SquareWorldFromBoxes, BroadPhase):
     -----
     Coordinates: any finite float64, from denormals to the float limit (node
     rectangles are halved as ``0.5 x0 + 0.5 x1``, which never overflows).
+    ``cleanup`` merges four sibling leaves holding at most ``merge_limit``
+    entries together (an attribute, default ``max(1, capacity // 2)``).
     Insert: O(depth + leaves touched), plus the occasional split. Query: the
     leaves the query touches, then a set of hits. Pairs: sum over leaves of
     ``k^2 / 2`` tests plus a set of pairs. Everything is interpreted Python:
@@ -159,6 +161,7 @@ class NaiveQuadtree(SquareWorldFromBoxes, BroadPhase):
         super().__init__(world=world)
         self.capacity = check_int("capacity", capacity, 1, 2**31 - 1)
         self.max_depth = check_int("max_depth", max_depth, 0, MAX_DEPTH_LIMIT)
+        self.merge_limit = merge_limit(self.capacity)
         self.root = Node(self.world, 0)
 
     # -- routing ---------------------------------------------------------
@@ -278,7 +281,9 @@ class NaiveQuadtree(SquareWorldFromBoxes, BroadPhase):
 
     # -- cleanup, clear --------------------------------------------------
     def _cleanup(self):
-        """Merge every branch whose four children are leaves holding at most ``capacity`` entries (one level per call).
+        """Merge every branch whose four children are leaves holding at most ``merge_limit`` entries.
+
+        One level per call; half the capacity, so that a merged leaf does not split again at the next insert.
 
         The merged leaf holds their elements, each once. Parents are visited
         before children, so a branch whose children merge waits for the next call.
@@ -287,7 +292,7 @@ class NaiveQuadtree(SquareWorldFromBoxes, BroadPhase):
         while stack:
             node = stack.pop()
             kids = node.children
-            if all(c.is_leaf for c in kids) and sum(len(c.elements) for c in kids) <= self.capacity:
+            if all(c.is_leaf for c in kids) and sum(len(c.elements) for c in kids) <= self.merge_limit:
                 node.elements = list(dict.fromkeys(s for c in kids for s in c.elements))
                 node.children = None
             else:

@@ -55,7 +55,7 @@ from .grid_cells import cell_of
 
 __all__ = [
     "FIRST", "COUNT", "BRANCH", "TL", "TR", "BL", "BR", "MAX_DEPTH_LIMIT", "MIN_SIDE", "RELATIVE_SIDE",
-    "cell_frame", "square_world", "SquareWorldFromBoxes", "QuadNodes", "put", "take", "put_children", "cell_box", "centre_cell", "child_corner",
+    "cell_frame", "square_world", "merge_limit", "SquareWorldFromBoxes", "QuadNodes", "put", "take", "put_children", "cell_box", "centre_cell", "child_corner",
     "quadrant", "node_rows", "leaves_overlapping", "find_leaves", "cell_rects", "morton_order", "ROW_NODE", "ROW_DEPTH", "ROW_LX", "ROW_LY", "ROW_COUNT",
 ]
 
@@ -77,6 +77,18 @@ _BIG = sys.float_info.max
 # ==========================================================================
 # The world and the cell frame
 # ==========================================================================
+def merge_limit(capacity: int) -> int:
+    """Most elements four sibling leaves may hold together for ``cleanup`` to merge them: ``max(1, capacity // 2)``.
+
+    Merging quartets that are not empty keeps a long run's tree following
+    where the elements are now (empty-only merging keeps every split a crowd
+    ever caused). Merging up to a full ``capacity`` would let one arriving
+    element split the merged leaf again, so a leaf at a crowd's edge would
+    merge and split every frame; half the capacity leaves room in between.
+    """
+    return max(1, int(capacity) // 2)
+
+
 def cell_frame(world, max_depth: int) -> tuple[float, float, float, float, int]:
     """The frame ``(ox, oy, sx, sy, max_depth)`` of a validated world, or ``ValueError``.
 

@@ -47,9 +47,10 @@ Operations
 * remove: unlink the element nodes from the leaves the box overlaps.
 * update: skipped when the new box lies in the same leaves; else remove and
   re-insert.
-* cleanup: a branch whose four children are leaves holding at most
-  ``capacity`` element nodes together becomes one leaf (empty children are the
-  common case); one level per call, never the root. The tree follows where the
+* cleanup: a branch whose four children are leaves holding at most half of
+  ``capacity`` element nodes together (:func:`~lessons_lib.structures.quad_nodes.merge_limit`;
+  empty children are the common case) becomes one leaf; one level per call,
+  never the root. The tree follows where the
   elements are now, not everywhere they have been: memory stays flat.
 * pairs: walk the leaves in tree order and test the pairs inside each leaf.
 
@@ -74,8 +75,8 @@ from ..core.params import check_int
 from .grid_cells import cell_of
 from .element_nodes import ELEMENT, NEXT, compact_element_nodes, leaf_order, push, unlink
 from .quad_nodes import (BL, BR, BRANCH, COUNT, FIRST, MAX_DEPTH_LIMIT, ROW_COUNT, ROW_DEPTH, ROW_NODE, TL, TR,
-                         QuadNodes, cell_box, cell_frame, cell_rects, leaves_overlapping, morton_order, node_rows, put,
-                         put_children, take)
+                         QuadNodes, cell_box, cell_frame, cell_rects, leaves_overlapping, merge_limit, morton_order,
+                         node_rows, put, put_children, take)
 
 __all__ = ["Quadtree", "NEXT", "ELEMENT", "TL", "TR", "BL", "BR", "BRANCH"]
 
@@ -367,8 +368,8 @@ def pairs(tree, cells, boxes):
 # Cleanup: merge under-full quartets, one level per call
 # ==========================================================================
 @njit
-def cleanup(tree, capacity, max_depth, seen):
-    """Merge each branch whose four children are leaves holding at most ``capacity`` element nodes.
+def cleanup(tree, limit, max_depth, seen):
+    """Merge each branch whose four children are leaves holding at most ``limit`` element nodes together.
 
     Parents are visited before children, so a branch that becomes mergeable
     because its children merged waits for the next call. Returns the number
@@ -393,7 +394,7 @@ def cleanup(tree, capacity, max_depth, seen):
             else:
                 leaves += 1
                 total += count
-        if leaves == 4 and total <= capacity:
+        if leaves == 4 and total <= limit:
             merge(tree, node, seen)
             freed += 1
     return freed
@@ -527,7 +528,10 @@ class Quadtree(QuadNodes, BroadPhase):
     marks, plus the shared element table (41 bytes per slot). Time: insert,
     remove and query descend ``O(max_depth)`` levels and walk the lists of
     the leaves they touch; pairs costs ``sum over leaves of count^2 / 2`` box
-    tests; cleanup visits the branches once.
+    tests; cleanup visits the branches once. The attribute ``merge_limit``
+    (default ``max(1, capacity // 2)``) is how many element nodes four sibling
+    leaves may hold together for ``cleanup`` to merge them; 0 merges only
+    empty quartets, the answer set's rule.
 
     References
     ----------
@@ -551,6 +555,7 @@ class Quadtree(QuadNodes, BroadPhase):
         self.capacity = check_int("capacity", capacity, 1, 2**31 - 1)
         self.max_depth = check_int("max_depth", max_depth, 0, MAX_DEPTH_LIMIT)
         self._cells = cell_frame(self.world, self.max_depth)
+        self.merge_limit = merge_limit(self.capacity)
         self.nodes = np.full((16, 2), -1, dtype=np.int32)
         self.enodes = np.full((16, 2), -1, dtype=np.int32)
         self.node_meta = np.array([0, -1], dtype=np.int64)
@@ -616,7 +621,7 @@ class Quadtree(QuadNodes, BroadPhase):
         return pairs(self.tree, self._cells, self.elements.boxes)
 
     def _cleanup(self):
-        self.last_freed_blocks = int(cleanup(self.tree, self.capacity, self.max_depth, self._marks()))
+        self.last_freed_blocks = int(cleanup(self.tree, self.merge_limit, self.max_depth, self._marks()))
 
     def _clear(self):
         self.node_meta[:] = (1, -1)  # node 0 (the root) is handed out for good
