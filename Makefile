@@ -80,7 +80,8 @@ refresh-notebooks: setup
 	for nb in $(RESULT_NOTEBOOKS); do $(BIN)/jupyter nbconvert --to notebook --execute --inplace $$nb || exit 1; done
 
 # Every notebook run in JupyterLab in headless Chromium, as a student would (tools/browser_test.py):
-# no cell errors, every widget renders, every Stepper's Next changes its picture;
+# no cell errors, every widget renders, every Stepper's Next changes its picture, every Explorer
+# (also in tools/explorer_demo.ipynb) answers real mouse clicks and drags correctly;
 # screenshots in build/screenshots/. ARGS passes options, e.g. ARGS=--break-widgets.
 BROWSER_STAMP := $(VENV)/.browser-stamp
 CHROMIUM      := /usr/bin/chromium

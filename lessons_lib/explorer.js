@@ -37,7 +37,7 @@ const STYLE = `
 .lessons-explorer canvas { border: 1px solid #999; cursor: crosshair; touch-action: none; }
 .lessons-explorer .lx-info { margin: 2px 0; }
 .lessons-explorer .lx-error { color: #b00020; min-height: 1.2em; font-weight: bold; }
-.lessons-explorer .lx-arrays { font: 11px monospace; max-width: 520px; }
+.lessons-explorer .lx-arrays { font: 11px monospace; max-width: 520px; overflow-x: auto; }
 .lessons-explorer .lx-arrays table { border-collapse: collapse; margin-bottom: 6px; }
 .lessons-explorer .lx-arrays td { border: 1px solid #ccc; padding: 0 3px; text-align: right; min-width: 1.6em; }
 .lessons-explorer .lx-arrays td.lx-idx { color: #888; border: none; font-size: 9px; }

@@ -358,7 +358,7 @@ class Explorer:
         if not (np.isfinite(x) and np.isfinite(y)):
             raise ValueError(f"{what} at ({x:g}, {y:g}) is not a finite point")
         if not (w[0] <= x <= w[2] and w[1] <= y <= w[3]):
-            raise ValueError(f"{what} at ({x:g}, {y:g}) is outside the world [{', '.join(f'{v:g}' for v in w)}]")
+            raise ValueError(f"{what} at ({x:.5g}, {y:.5g}) is outside the world [{', '.join(f'{v:g}' for v in w)}]")
         return x, y
 
     def _after_edit(self, message: str) -> None:
