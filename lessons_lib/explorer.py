@@ -23,8 +23,8 @@ In the widget
   under the boxes; the boxes in at least one overlapping pair are outlined,
   and the counts of boxes, pairs and regions are shown.
 * For the structures whose lessons are about their arrays (uniform grid,
-  compact quadtree, loose/tight grid) an **array view** beside the picture
-  shows those arrays and marks the entries the last operation changed.
+  compact quadtree, loose/tight grid, R-trees) an **array view** beside the
+  picture shows those arrays and marks the entries the last operation changed.
 * A bad gesture (a drag with zero width or height, a click outside the
   world, input the structure refuses) shows the error's text and changes
   nothing.
@@ -186,11 +186,26 @@ def _loose_tight_arrays(g) -> list[ArrayRow]:
     ]
 
 
+def _rtree_arrays(tree) -> list[ArrayRow]:
+    nd = tree.nodes
+    used = int(nd.meta[1])
+    return [
+        ArrayRow("root", "the root node (-1: empty tree)", _ints(nd.meta[0:1])),
+        ArrayRow("level", "0 for a leaf; the level above its children otherwise", _ints(nd.level[:used])),
+        ArrayRow("count", "entries in use in each node", _ints(nd.count[:used])),
+        ArrayRow("parent", "parent node (-1: the root or a free node)", _ints(nd.parent[:used])),
+        ArrayRow("child", f"entries, {nd.width} per node: element slots in a leaf, nodes above (-1: unused)",
+                 _ints(nd.child[:used])),
+    ]
+
+
 #: Registered structure name -> function returning its :class:`ArrayRow` list.
 ARRAY_VIEWS = {
     "uniform_grid": _uniform_grid_arrays,
     "quadtree": _quadtree_arrays,
     "loose_tight_grid": _loose_tight_arrays,
+    "rtree": _rtree_arrays,
+    "rstar_tree": _rtree_arrays,
 }
 
 

@@ -10,6 +10,7 @@ import pytest
 from lessons_lib import STRUCTURES, make_scene
 from lessons_lib.explorer import Explorer, changed_entries, structure_arrays, visit_counts
 from lessons_lib.geometry import boxes_overlap
+from lessons_lib.structures.brute_force import brute_force_pairs
 
 SMALL = make_scene("random", 25, seed=3)
 
@@ -132,7 +133,7 @@ def test_query_disagreeing_with_brute_force_is_reported():
     assert "disagrees with brute force" in err and "missing" in err
 
 
-@pytest.mark.parametrize("name", ["uniform_grid", "quadtree", "loose_tight_grid"])
+@pytest.mark.parametrize("name", ["uniform_grid", "quadtree", "loose_tight_grid", "rtree", "rstar_tree"])
 def test_array_view_marks_what_an_insert_changed(name):
     ex = Explorer(name, SMALL)
     rows = ex.array_rows()
@@ -149,8 +150,8 @@ def test_array_view_marks_what_an_insert_changed(name):
 
 
 def test_no_array_view_for_other_structures():
-    assert structure_arrays(STRUCTURES["rtree"].from_boxes(SMALL)) == []
-    assert Explorer("rtree", SMALL).array_rows() == []
+    assert structure_arrays(STRUCTURES["kdtree"].from_boxes(SMALL)) == []
+    assert Explorer("brute_force", SMALL).array_rows() == []
 
 
 def test_changed_entries():
@@ -173,7 +174,7 @@ def test_static_picture_and_display_bundle():
     assert len(fig.axes) == 2 and "Quadtree" in fig.axes[0].get_title()
     png = ex.png()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and png == ex.png()
-    assert len(Explorer("rtree", SMALL).static().axes) == 1
+    assert len(Explorer("kdtree", SMALL).static().axes) == 1
 
 
 def test_widget_state_follows_gestures():
@@ -202,3 +203,39 @@ def test_bad_construction():
     with pytest.raises(ValueError, match="world"):
         Explorer("rtree", world=[0, 0, 0, 10])
     assert np.array_equal(Explorer("rtree", [[-50, 0, 10, 10]]).world, [-50, 0, 800, 600])
+
+
+# --------------------------------------------------------------------------
+# Random gesture sequences: the structure always agrees with brute force, and undo unwinds all
+# --------------------------------------------------------------------------
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+coord = st.floats(-50, 850, allow_nan=False)
+gesture = st.one_of(
+    st.builds(lambda x, y: {"event": "click", "x": x, "y": y}, coord, coord),
+    st.builds(lambda a, b, c, d, q: {"event": "drag", "x0": a, "y0": b, "x1": c, "y1": d,
+                                      "mode": "query" if q else "insert"}, coord, coord, coord, coord, st.booleans()),
+    st.sampled_from([{"event": "button", "name": n} for n in ("cleanup", "undo", "undo")]),
+)
+
+
+@settings(max_examples=15)
+@given(name=st.sampled_from(["quadtree", "uniform_grid", "loose_tight_grid", "rtree", "loose_quadtree"]),
+       gestures=st.lists(gesture, max_size=12))
+def test_random_gestures(name, gestures):
+    ex = Explorer(name, SMALL[:8], capacity=2) if "quadtree" in name else Explorer(name, SMALL[:8])
+    start = ex.bp.items()
+    for g in gestures:
+        before = snapshot(ex)
+        err = ex.handle(g)
+        if err:
+            assert same(snapshot(ex), before), (g, err)
+        elif g.get("mode") == "query":
+            assert np.array_equal(ex.hits, brute(ex, ex.query_box))
+        ids, boxes = ex.bp.items()
+        expect = ids[brute_force_pairs(boxes)] if len(ids) else np.zeros((0, 2), np.int64)
+        assert np.array_equal(ex.bp.pairs(), expect.reshape(-1, 2))
+    while ex.history:
+        ex.undo()
+    assert all(np.array_equal(a, b) for a, b in zip(ex.bp.items(), start))
