@@ -161,7 +161,7 @@ function render({ model, el }) {
     if (rows.length) arrays.appendChild(make("div", "lx-name", "Arrays (yellow: changed by the last operation)"));
     for (const r of rows) {
       changed += r.changed.length + r.more;
-      arrays.appendChild(make("div", "lx-name", `${r.name} (${r.length} entries)`));
+      arrays.appendChild(make("div", "lx-name", `${r.name} (${r.length} ${r.length === 1 ? "entry" : "entries"})`));
       arrays.appendChild(make("div", "lx-meaning", r.meaning));
       const table = make("table"), idx = make("tr"), val = make("tr");
       const set = new Set(r.changed);

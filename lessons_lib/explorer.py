@@ -342,8 +342,9 @@ class Explorer:
         self.bp = self._build()
         self._clear_transient()
         self.message = f"{len(self.bp)} boxes"
-        self._arrays = {r.name: r.values for r in structure_arrays(self.bp)}
-        self._changed: dict[str, np.ndarray] = {}
+        self._arrays: dict[str, np.ndarray] = {}
+        self._note_arrays()
+        self._changed = {}
 
     # -- state ---------------------------------------------------------
     def _build(self) -> BroadPhase:
@@ -386,7 +387,9 @@ class Explorer:
         self._note_arrays()
 
     def _note_arrays(self) -> None:
-        new = {r.name: r.values for r in structure_arrays(self.bp)}
+        rows = structure_arrays(self.bp)
+        self._meanings = {r.name: r.meaning for r in rows}
+        new = {r.name: r.values for r in rows}
         self._changed = {k: changed_entries(self._arrays.get(k), v) for k, v in new.items()}
         self._arrays = new
 
@@ -595,8 +598,7 @@ class Explorer:
             start = max(0, min(start, len(values) - ARRAY_WINDOW))
             stop = min(len(values), start + ARRAY_WINDOW)
             inside = ch[(ch >= start) & (ch < stop)]
-            meaning = next((r.meaning for r in structure_arrays(self.bp) if r.name == name), "")
-            rows.append({"name": name, "meaning": meaning, "length": int(len(values)), "start": start,
+            rows.append({"name": name, "meaning": self._meanings.get(name, ""), "length": int(len(values)), "start": start,
                          "values": values[start:stop].tolist(), "changed": inside.tolist(),
                          "more": int(len(ch) - len(inside))})
         return rows
@@ -699,7 +701,7 @@ class Explorer:
                 shown = r["values"][:14]
                 cells = [f"[{v}]" if r["start"] + k in r["changed"] else str(v) for k, v in enumerate(shown)]
                 tail = " ..." if r["length"] > r["start"] + len(shown) else ""
-                lines.append(f"{r['name']} ({r['length']} entries, from {r['start']}):")
+                lines.append(f"{r['name']} ({viz.plural(r['length'], 'entry', 'entries')}, from {r['start']}):")
                 lines.append("  " + " ".join(cells) + tail)
             tax.text(0, 1, "\n".join(lines), va="top", ha="left", family="monospace", fontsize=8,
                      transform=tax.transAxes)
