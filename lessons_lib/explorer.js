@@ -125,7 +125,7 @@ function render({ model, el }) {
     const n = fl.length;
     for (let pass = 0; pass < 3; pass++) { // plain boxes, then boxes in pairs, then hits on top
       for (let i = 0; i < n; i++) {
-        const hit = fl[i] & 2, pair = fl[i] & 1;
+        const hit = fl[i] & 2, pair = fl[i] & 1; // bit 2 (just inserted) is drawn after the passes
         if ((hit ? 2 : pair ? 1 : 0) !== pass) continue;
         const x0 = sx(bx[4 * i]), y0 = sy(bx[4 * i + 3]);
         const ww = Math.max(1, sx(bx[4 * i + 2]) - x0), hh = Math.max(1, sy(bx[4 * i + 1]) - y0);
@@ -135,6 +135,12 @@ function render({ model, el }) {
         ctx.lineWidth = pair ? 2 : 1;
         ctx.strokeRect(x0, y0, ww, hh);
       }
+    }
+    for (let i = 0; i < n; i++) { // the box just inserted
+      if (!(fl[i] & 4)) continue;
+      ctx.strokeStyle = "#2ca02c"; ctx.lineWidth = 3;
+      ctx.strokeRect(sx(bx[4 * i]) - 2, sy(bx[4 * i + 3]) - 2,
+                     sx(bx[4 * i + 2]) - sx(bx[4 * i]) + 4, sy(bx[4 * i + 1]) - sy(bx[4 * i + 3]) + 4);
     }
     const q = model.get("query");
     if (q && q.length === 4) {

@@ -39,7 +39,8 @@ HTML canvas): it sends each gesture as a small message, which
 :meth:`Explorer.handle` turns into one of the methods :meth:`click`,
 :meth:`drag`, :meth:`cleanup`, :meth:`undo`, :meth:`reset` (the same ones a
 test or a notebook cell can call), then the widget's synchronised traits are
-refreshed and the canvas redraws. anywidget is imported only when the widget
+refreshed and the canvas redraws (calling those methods from a cell refreshes
+the widget too). anywidget is imported only when the widget
 is first built, so everything else runs without a kernel or a display.
 
 :meth:`Explorer.static` draws the current state with matplotlib, and
@@ -66,7 +67,7 @@ __all__ = ["ARRAY_VIEWS", "ArrayRow", "Explorer", "GESTURE_ERRORS", "structure_a
 GESTURE_ERRORS = (ValueError, KeyError, TypeError, IndexError)
 
 #: Entries of one array shown in the array view (a window around the first change).
-ARRAY_WINDOW = 32
+ARRAY_WINDOW = 16
 
 _JS = Path(__file__).with_name("explorer.js")
 
@@ -292,6 +293,8 @@ class Explorer:
         What the last query visited (:func:`visit_counts`).
     error : str
         The text of the last refused gesture ("" after a successful one).
+    last_inserted : int or None
+        The id the last gesture inserted (outlined in green in the widget).
     message : str
         What the last gesture did.
 
@@ -339,6 +342,7 @@ class Explorer:
         self._start_boxes = b.copy()
         self._params = dict(params)
         self._widget = None
+        self._handling = False
         self.bp = self._build()
         self._clear_transient()
         self.message = f"{len(self.bp)} boxes"
@@ -357,6 +361,7 @@ class Explorer:
         self.query_box = None
         self.visited: list[tuple[str, int]] = []
         self.error = ""
+        self.last_inserted = None
 
     def counts(self) -> dict[str, int]:
         """``{"boxes": n, "pairs": k, "regions": m}`` of the structure now.
@@ -381,6 +386,7 @@ class Explorer:
         """Record what changed in the arrays, forget the last query, clear the error."""
         self.message = message
         self.error = ""
+        self.last_inserted = None
         self.hits = np.zeros(0, dtype=np.int64)
         self.query_box = None
         self.visited = []
@@ -407,6 +413,8 @@ class Explorer:
         self.next_id += 1
         self.history.append(("insert", i, as_box(box)))
         self._after_edit(f"inserted box {i}")
+        self.last_inserted = i
+        self._sync()
         return i
 
     def remove(self, id) -> None:
@@ -422,6 +430,7 @@ class Explorer:
         box = boxes[np.searchsorted(ids, int(id))]
         self.history.append(("remove", int(id), box.copy()))
         self._after_edit(f"removed box {int(id)}")
+        self._sync()
 
     def click(self, x, y) -> tuple[str, int]:
         """A click at world point ``(x, y)``: remove the top box there, or add a new box centred there.
@@ -506,6 +515,7 @@ class Explorer:
         self._changed = {}
         seen = ", ".join(f"{v} {k}" for k, v in visited)
         self.message = f"query: {len(hits)} hits (brute force agrees); {seen}"
+        self._sync()
         return hits
 
     def cleanup(self) -> None:
@@ -513,6 +523,7 @@ class Explorer:
         before = len(self.bp.regions()[0])
         self.bp.cleanup()
         self._after_edit(f"cleanup: {before} -> {len(self.bp.regions()[0])} {self.region_word()}s")
+        self._sync()
 
     def undo(self) -> None:
         """Undo the last add or remove (cleanup and queries are not undone).
@@ -531,12 +542,14 @@ class Explorer:
             self.bp.insert(i, box)
         self.history.pop()
         self._after_edit(f"undid {'insert' if op == 'insert' else 'removal'} of box {i}")
+        self._sync()
 
     def reset(self) -> None:
         """Rebuild the structure from the starting boxes (the same call as at the start)."""
         self.bp = self._build()
         self._clear_transient()
         self._after_edit(f"reset to the {len(self.bp)} starting boxes")
+        self._sync()
 
     def handle(self, message: dict) -> str:
         """Carry out one gesture message from the widget; return the error text ("" when it worked).
@@ -559,6 +572,7 @@ class Explorer:
         >>> len(ex.bp)
         0
         """
+        self._handling = True
         try:
             event = message.get("event")
             if event == "click":
@@ -577,6 +591,8 @@ class Explorer:
         except GESTURE_ERRORS as exc:
             self.error = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
             self._changed = {}
+        finally:
+            self._handling = False
         if self._widget is not None:
             self._push(seq=message.get("seq", 0))
         return self.error
@@ -594,7 +610,7 @@ class Explorer:
         rows = []
         for name, values in self._arrays.items():
             ch = self._changed.get(name, np.zeros(0, dtype=np.int64))
-            start = max(0, int(ch[0]) - 4) if len(ch) else 0
+            start = max(0, int(ch[0]) - 2) if len(ch) else 0
             start = max(0, min(start, len(values) - ARRAY_WINDOW))
             stop = min(len(values), start + ARRAY_WINDOW)
             inside = ch[(ch >= start) & (ch < stop)]
@@ -618,7 +634,9 @@ class Explorer:
         rects, depths = self.bp.regions()
         in_pair = np.isin(ids, pairs.reshape(-1)) if len(pairs) else np.zeros(len(ids), bool)
         hit = np.isin(ids, self.hits) if len(self.hits) else np.zeros(len(ids), bool)
-        flags = (in_pair.astype(np.uint8) | (hit.astype(np.uint8) << 1))
+        new = ids == self.last_inserted if self.last_inserted is not None else np.zeros(len(ids), bool)
+        # bit 0: in an overlapping pair; bit 1: hit by the last query; bit 2: the box just inserted
+        flags = in_pair.astype(np.uint8) | (hit.astype(np.uint8) << 1) | (new.astype(np.uint8) << 2)
         big = np.finfo(np.float64).max
         return {
             "ids": ids.astype(np.float64).tobytes(),
@@ -634,6 +652,11 @@ class Explorer:
             "error": self.error,
             "arrays": self.array_rows(),
         }
+
+    def _sync(self) -> None:
+        """Refresh the widget after a method called directly (``handle`` refreshes once itself)."""
+        if self._widget is not None and not self._handling:
+            self._push()
 
     def _push(self, seq: int = 0) -> None:
         w = self._widget

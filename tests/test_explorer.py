@@ -239,3 +239,15 @@ def test_random_gestures(name, gestures):
     while ex.history:
         ex.undo()
     assert all(np.array_equal(a, b) for a, b in zip(ex.bp.items(), start))
+
+
+def test_last_inserted_flag():
+    pytest.importorskip("anywidget")
+    ex = Explorer("rtree", SMALL)
+    w = ex.widget()
+    i = ex.click(795, 5)[1]
+    flags = np.frombuffer(w.flags, dtype=np.uint8)
+    ids = np.frombuffer(w.ids, dtype=np.float64).astype(np.int64)
+    assert ids[(flags & 4) > 0].tolist() == [i] == [ex.last_inserted]
+    ex.undo()
+    assert ex.last_inserted is None and not (np.frombuffer(w.flags, dtype=np.uint8) & 4).any()
