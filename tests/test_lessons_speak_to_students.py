@@ -16,8 +16,20 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
-#: Documents still to be rewritten for students (this set only shrinks).
-PENDING = {p.name for p in NOTEBOOKS} | {"TEACHING.md"}
+#: Documents still to be rewritten for students (this set only shrinks: delete a line when its lesson passes).
+PENDING = {
+    "04_quadtree_basics.ipynb",
+    "05_efficient_quadtree.ipynb",
+    "06_loose_quadtree.ipynb",
+    "07_loose_tight_grid.ipynb",
+    "08_sweep_and_prune.ipynb",
+    "09_r_trees.ipynb",
+    "10_bulk_loading.ipynb",
+    "11_benchmarks.ipynb",
+    "12_agents_simulation.ipynb",
+    "13_choosing_a_structure.ipynb",
+    "TEACHING.md",
+}
 
 BUILD_TALK = [
     (re.compile(r"\[\s*(?:MISS|met)\s*\]"), "a goal status line ([met ] / [MISS])"),
