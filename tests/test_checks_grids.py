@@ -209,28 +209,25 @@ def test_grid_pairs_wrong_answers(fn, message):
 P1, P2, MASK = 73856093, 19349663, (1 << 62) - 1
 
 
-def cell_members_ref(head, nxt, elem, key, cx, cy):
-    bucket = (((cx * P1) ^ (cy * P2)) & MASK) % len(head)
-    want = cell_key(cx, cy)
+def _slots_with_key(head, nxt, elem, key, bucket, want):
     out, node = [], head[bucket]
     while node != -1:
         if key[node] == want:
             out.append(int(elem[node]))
         node = nxt[node]
     return out
+
+
+def cell_members_ref(head, nxt, elem, key, cx, cy):
+    bucket = (((cx * P1) ^ (cy * P2)) & MASK) % len(head)
+    return _slots_with_key(head, nxt, elem, key, bucket, cell_key(cx, cy))
 
 
 def cell_members_numpy(head, nxt, elem, key, cx, cy):  # int64 arithmetic that wraps around: also right
     with np.errstate(over="ignore"):
         h = (np.int64(cx) * np.int64(P1)) ^ (np.int64(cy) * np.int64(P2))
     bucket = int(h & np.int64(MASK)) % len(head)
-    want = (cx + 2**30 - 1) * 2**32 + (cy + 2**30 - 1)
-    out, node = [], head[bucket]
-    while node != -1:
-        if key[node] == want:
-            out.append(int(elem[node]))
-        node = nxt[node]
-    return out
+    return _slots_with_key(head, nxt, elem, key, bucket, (cx + 2**30 - 1) * 2**32 + (cy + 2**30 - 1))
 
 
 def _members_variant(*, bucket=None, keep=None, stop_at_zero=False, use_nodes=False):

@@ -59,7 +59,7 @@ def test_occupied_cells_match_the_spatial_hash():
 def test_hash_buckets_agree_with_the_structure(table_size, hash_name):
     boxes = make_scene("clustered", 400, seed=2) - [400.0, 300.0, 400.0, 300.0]   # negative cells too
     sh = SpatialHash.from_boxes(boxes, cell_size=9.0, table_size=table_size, hash=hash_name)
-    constants = G.TESCHNER_PRIMES if hash_name == "good" else "bad"
+    constants = G.TESCHNER_CONSTANTS if hash_name == "good" else "bad"
     loads = G.hash_buckets(G.occupied_cells(boxes, 9.0), table_size, constants)
     np.testing.assert_array_equal(loads, sh.bucket_loads()[1])
     load, count = G.bucket_histogram(loads)
@@ -82,8 +82,8 @@ def test_the_constants_are_what_the_lessons_say():
     def is_prime(n):
         return n > 1 and all(n % d for d in range(2, int(n ** 0.5) + 1))
 
-    assert all(is_prime(p) for p in G.LECTURE_PRIMES)
-    p1, p2 = G.TESCHNER_PRIMES
+    assert all(is_prime(p) for p in G.LECTURE_CONSTANTS)
+    p1, p2 = G.TESCHNER_CONSTANTS
     assert is_prime(p1) and not is_prime(p2) and p2 == 41 * 471943
 
 

@@ -58,8 +58,8 @@ __all__ = [
     "spread_clusters",
     "occupied_cells",
     "hash_buckets",
-    "LECTURE_PRIMES",
-    "TESCHNER_PRIMES",
+    "LECTURE_CONSTANTS",
+    "TESCHNER_CONSTANTS",
     "grid_scaling",
     "hierarchy_sweep",
     "hash_load_sweep",
@@ -67,10 +67,10 @@ __all__ = [
 ]
 
 #: The two constants of the lecture's cell hash ([gamedev-lecture]); both are prime.
-LECTURE_PRIMES = (92837111, 689287499)
+LECTURE_CONSTANTS = (92837111, 689287499)
 #: The first two constants of [Teschner2003]'s hash (the library's "good" hash); the first is prime,
 #: the second is 41 x 471943.
-TESCHNER_PRIMES = (73856093, 19349663)
+TESCHNER_CONSTANTS = (73856093, 19349663)
 _MASK62 = (1 << 62) - 1
 
 
@@ -214,12 +214,12 @@ def occupied_cells(boxes, cell_size: float) -> np.ndarray:
     return np.unique(np.column_stack([cx, cy]), axis=0).reshape(-1, 2)
 
 
-def hash_buckets(cells, table_size: int, constants=TESCHNER_PRIMES) -> np.ndarray:
+def hash_buckets(cells, table_size: int, constants=TESCHNER_CONSTANTS) -> np.ndarray:
     """Distinct cells per bucket: ``(table_size,)`` int64, for cells hashed with ``constants``.
 
     The hash is ``((cx * p1) xor (cy * p2)) & (2**62 - 1)`` modulo ``table_size`` in int64
     arithmetic (products wrap around; the low 62 bits do not depend on it), the library's
-    "good" hash for ``constants = TESCHNER_PRIMES`` [Teschner2003]; ``constants="bad"`` is
+    "good" hash for ``constants = TESCHNER_CONSTANTS`` [Teschner2003]; ``constants="bad"`` is
     ``cx + cy``. ``cells`` must be distinct (as :func:`occupied_cells` returns them).
 
     Raises
