@@ -80,6 +80,13 @@ def cell_range_floor_cols(box, cell_size, world):  # forgets the last, partial c
     return tuple(min(max(math.floor((v - world[k % 2]) / cell_size), 0), n[k] - 1) for k, v in enumerate(box))
 
 
+def cell_range_one_more_column(box, cell_size, world):  # int(w / s) + 1: right only when w is no multiple of s
+    cols = int((world[2] - world[0]) / cell_size) + 1
+    rows = int((world[3] - world[1]) / cell_size) + 1
+    n = (cols, rows, cols, rows)
+    return tuple(min(max(math.floor((v - world[k % 2]) / cell_size), 0), n[k] - 1) for k, v in enumerate(box))
+
+
 def cell_range_swapped_dims(box, cell_size, world):
     cols = math.ceil((world[3] - world[1]) / cell_size)
     rows = math.ceil((world[2] - world[0]) / cell_size)
@@ -108,6 +115,7 @@ def test_cell_range_int_of_the_difference_is_right_once_clamped(capsys):
     (cell_range_int_before_origin, "int\\(\\) truncates"),
     (cell_range_exclusive_top, "use floor for the upper end"),
     (cell_range_floor_cols, "partial column"),
+    (cell_range_one_more_column, "no extra, partial column"),
     (cell_range_swapped_dims, "columns follow x"),
     (cell_range_numpy_floats, "must be an integer"),
     (lambda box, s, w: [0, 0, 0], "tuple of 4 integers"),

@@ -78,7 +78,11 @@ def _cell_range_mistakes(box, s, world) -> list[tuple[str, tuple[int, int, int, 
     o = (world[0], world[1], world[0], world[1])
     n = (cols, rows, cols, rows)
     floor_all = [math.floor((v - o[k]) / s) for k, v in enumerate(box)]
-    return [
+    return [  # the most specific first: on an exact-multiple world, one column too many looks like no clamping
+        ("Hint: the grid has exactly ceil(width / cell_size) columns and ceil(height / cell_size) rows: when "
+         "the width is a multiple of the cell size there is no extra, partial column.",
+         tuple(_clamp(f, (int((world[2] - world[0]) / s) + 1, int((world[3] - world[1]) / s) + 1)[k % 2])
+               for k, f in enumerate(floor_all))),
         ("Hint: clamp to the grid: a box outside the world goes into the border cells, it is never lost.",
          tuple(floor_all)),
         ("Hint: subtract the world's origin before dividing by the cell size.",
@@ -98,8 +102,19 @@ def _cell_range_mistakes(box, s, world) -> list[tuple[str, tuple[int, int, int, 
     ]
 
 
+#: A world whose width and height are exact multiples of the cell (8 columns x 6 rows): no partial column.
+_EXACT_WORLD, _EXACT_CELL = (-30.0, 12.5, 70.0, 87.5), 12.5
+_EXACT_CASES = [
+    ("the top-right corner of a world whose size is a multiple of the cell", (70.0, 87.5, 70.0, 87.5)),
+    ("a box ending exactly on the right and top borders of that world", (45.5, 60.0, 70.0, 87.5)),
+    ("a box beyond the top-right corner of that world", (75.0, 90.0, 80.0, 95.0)),
+    ("a box on the inner border of that world's last column", (57.5, 20.0, 60.0, 25.0)),
+]
+
+
 def _cell_range_cases():
     cases = [(name, box, _BORDER_CELL, _BORDER_WORLD) for name, box in _CELL_RANGE_CASES]
+    cases += [(name, box, _EXACT_CELL, _EXACT_WORLD) for name, box in _EXACT_CASES]
     rng = np.random.default_rng(2026)
     for k, s in enumerate((7.5, 12.3, 3.7, 25.0, 10.0)):
         world = random_world(rng, s)
@@ -116,8 +131,9 @@ def check_cell_range(fn) -> None:
     ``ceil(width / cell_size)`` columns and ``ceil(height / cell_size)`` rows; the answer is
     the inclusive range of cells the closed box overlaps, clamped to the grid, as four
     integers (:meth:`lessons_lib.UniformGrid.cell_range` computes the same). Worlds have an
-    origin that is not 0 and sizes that are not multiples of the cell; boxes lie on exact
-    borders, in the last partial column, outside the world, at negative coordinates.
+    origin that is not 0 and sizes that are not multiples of the cell, plus one world whose
+    size is an exact multiple (no partial column); boxes lie on exact borders, in the last
+    partial column, outside the world, at negative coordinates.
 
     Raises
     ------
