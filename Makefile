@@ -14,7 +14,7 @@ NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize
 # pytest's exit code 5 means "no tests collected": treat it as a failure.
 CHECK5 := rc=$$?; if [ $$rc -eq 5 ]; then echo "ERROR: pytest collected no tests"; exit 1; fi; exit $$rc
 
-.PHONY: setup lab test test-lib test-notebooks notebook student bench refresh-notebooks browser-test chromium clean
+.PHONY: setup lab test test-lib test-notebooks notebook student assignments test-nbgrader bench refresh-notebooks browser-test chromium clean
 
 # Re-installs only when the project's dependencies change.
 $(STAMP): pyproject.toml
@@ -48,12 +48,29 @@ notebook: setup
 student: setup
 	$(BIN)/python tools/make_student.py --out build/student
 
-# Speed and memory: regenerates every stored result under data/results/ (about 10 minutes on two
+# nbgrader (an optional extra for teachers, see TEACHING.md): build/nbgrader is a standard nbgrader
+# course directory, every lesson with exercises released by nbgrader's own generate_assignment.
+NBGRADER_STAMP := $(VENV)/.nbgrader-stamp
+
+$(NBGRADER_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[dev,nbgrader]'
+	touch $(NBGRADER_STAMP)
+
+assignments: setup $(NBGRADER_STAMP)
+	$(BIN)/python tools/nbgrader_kit.py course --out build/nbgrader
+
+# nbgrader grades every lesson as TEACHING.md describes (about 8 minutes; CI runs it after make test).
+test-nbgrader: setup $(NBGRADER_STAMP)
+	$(BIN)/python -m pytest -q tests/nbgrader_autograde.py; $(CHECK5)
+
+# Speed and memory: regenerates the stored results under data/results/ (about 40 minutes on two
 # cores): the three benchmark suites (bench_article.csv, bench_scaled.csv, bench_dynamic.csv, every
-# result checked, peers beside ours), lesson 05's quadtree scaling and target printout, lesson 12's
-# simulation files, then prints the course's goals (benchmarks/, outside the package). Timing never
-# fails the run; a wrong pair does. ARGS runs only what it says: make bench ARGS="--suite article" runs
-# a suite (python -m lessons_lib.bench), make bench ARGS="--only quadtrees" some goals (python -m benchmarks).
+# result checked, peers beside ours), lesson 05's quadtree scaling, lessons 05-07's measurements
+# (python -m lessons_lib.labs.quadtrees|loose --store), lesson 12's simulation files, lesson 14's
+# partitioned join (partitioned_runs.csv, partitioned_tasks.csv), then prints the course's goals
+# (benchmarks/, outside the package). Timing never fails the run; a wrong pair does. ARGS runs only
+# what it says: make bench ARGS="--suite article" runs a suite (python -m lessons_lib.bench),
+# make bench ARGS="--only quadtrees" some goals (python -m benchmarks).
 BENCH_STAMP := $(VENV)/.bench-stamp
 
 $(BENCH_STAMP): $(STAMP) pyproject.toml
@@ -65,8 +82,14 @@ ifeq ($(strip $(ARGS)),)
 	$(BIN)/python -m lessons_lib.bench --suite all
 	$(BIN)/python -m benchmarks.goals_quadtrees data/results/quadtree_scaling.csv
 	$(BIN)/python -m benchmarks --only quadtrees > data/results/bench_quadtrees.txt
+	@echo "lessons 05-07: quadtree and loose-structure measurements (about 25 minutes)"
+	$(BIN)/python -m lessons_lib.labs.quadtrees --store
+	$(BIN)/python -m lessons_lib.labs.loose --store
 	@echo "lesson 12: simulation targets and stored results (about 5 minutes) -> data/results/sim_targets.txt"
 	$(BIN)/python -m benchmarks.goals_sim --store > data/results/sim_targets.txt
+	@echo "lesson 12: Hilbert against random numbering of the agents (a few minutes)"
+	$(BIN)/python -m lessons_lib.labs.sim_layout --store
+	@echo "lesson 14: partitioned join on 1 and 2 workers, 10 million boxes out of core (about 3 minutes)"; $(BIN)/python -m lessons_lib.bench.partitioned
 	$(BIN)/python -m benchmarks --skip quadtrees --skip "lesson 12"
 else
 	$(BIN)/python -m $(if $(findstring --suite,$(ARGS)),lessons_lib.bench,benchmarks) $(ARGS)
