@@ -65,7 +65,8 @@ test-nbgrader: setup $(NBGRADER_STAMP)
 
 # Speed and memory: regenerates the stored results under data/results/ (about 40 minutes on two
 # cores): the three benchmark suites (bench_article.csv, bench_scaled.csv, bench_dynamic.csv, every
-# result checked, peers beside ours), lesson 05's quadtree scaling, lessons 05-07's measurements
+# result checked, peers beside ours), lessons 02-03's grids and hashes (python -m lessons_lib.labs.grids
+# --store), lesson 05's quadtree scaling, lessons 05-07's measurements
 # (python -m lessons_lib.labs.quadtrees|loose --store), lesson 12's simulation files, lesson 14's
 # partitioned join (partitioned_runs.csv, partitioned_tasks.csv), then prints the course's goals
 # (benchmarks/, outside the package). Timing never fails the run; a wrong pair does. ARGS runs only
@@ -82,6 +83,8 @@ ifeq ($(strip $(ARGS)),)
 	$(BIN)/python -m lessons_lib.bench --suite all
 	$(BIN)/python -m benchmarks.goals_quadtrees data/results/quadtree_scaling.csv
 	$(BIN)/python -m benchmarks --only quadtrees > data/results/bench_quadtrees.txt
+	@echo "lessons 02-03: grid and spatial hash measurements (a few minutes)"
+	$(BIN)/python -m lessons_lib.labs.grids --store
 	@echo "lessons 05-07: quadtree and loose-structure measurements (about 25 minutes)"
 	$(BIN)/python -m lessons_lib.labs.quadtrees --store
 	$(BIN)/python -m lessons_lib.labs.loose --store
