@@ -65,7 +65,8 @@ test-nbgrader: setup $(NBGRADER_STAMP)
 
 # Speed and memory: regenerates the stored results under data/results/ (about 40 minutes on two
 # cores): the three benchmark suites (bench_article.csv, bench_scaled.csv, bench_dynamic.csv, every
-# result checked, peers beside ours), lesson 05's quadtree scaling, lessons 05-07's measurements
+# result checked, peers beside ours), lessons 02-03's grids and hashes (python -m lessons_lib.labs.grids
+# --store), lesson 05's quadtree scaling, lessons 05-07's measurements
 # (python -m lessons_lib.labs.quadtrees|loose --store), lesson 12's simulation files, lesson 14's
 # partitioned join (partitioned_runs.csv, partitioned_tasks.csv), then prints the course's goals
 # (benchmarks/, outside the package). Timing never fails the run; a wrong pair does. ARGS runs only
@@ -82,6 +83,8 @@ ifeq ($(strip $(ARGS)),)
 	$(BIN)/python -m lessons_lib.bench --suite all
 	$(BIN)/python -m benchmarks.goals_quadtrees data/results/quadtree_scaling.csv
 	$(BIN)/python -m benchmarks --only quadtrees > data/results/bench_quadtrees.txt
+	@echo "lessons 02-03: grid and spatial hash measurements (a few minutes)"
+	$(BIN)/python -m lessons_lib.labs.grids --store
 	@echo "lessons 05-07: quadtree and loose-structure measurements (about 25 minutes)"
 	$(BIN)/python -m lessons_lib.labs.quadtrees --store
 	$(BIN)/python -m lessons_lib.labs.loose --store
@@ -103,7 +106,8 @@ refresh-notebooks: setup
 	for nb in $(RESULT_NOTEBOOKS); do $(BIN)/jupyter nbconvert --to notebook --execute --inplace $$nb || exit 1; done
 
 # Every notebook run in JupyterLab in headless Chromium, as a student would (tools/browser_test.py):
-# no cell errors, every widget renders, every Stepper's Next changes its picture;
+# no cell errors, every widget renders, every Stepper's Next changes its picture, every Explorer
+# (also in tools/explorer_demo.ipynb) answers real mouse clicks and drags correctly;
 # screenshots in build/screenshots/. ARGS passes options, e.g. ARGS=--break-widgets.
 BROWSER_STAMP := $(VENV)/.browser-stamp
 CHROMIUM      := /usr/bin/chromium
