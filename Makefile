@@ -14,7 +14,7 @@ NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize
 # pytest's exit code 5 means "no tests collected": treat it as a failure.
 CHECK5 := rc=$$?; if [ $$rc -eq 5 ]; then echo "ERROR: pytest collected no tests"; exit 1; fi; exit $$rc
 
-.PHONY: setup lab test test-lib test-notebooks notebook student assignments test-nbgrader bench refresh-notebooks browser-test chromium clean
+.PHONY: setup lab test test-lib test-boundscheck test-notebooks notebook student assignments test-nbgrader bench refresh-notebooks browser-test chromium clean
 
 # Re-installs only when the project's dependencies change.
 $(STAMP): pyproject.toml
@@ -43,6 +43,12 @@ test-notebooks: setup student
 # One notebook: make notebook NB=notebooks/01_metric_spaces_and_n_squared.ipynb
 notebook: setup
 	$(BIN)/python -m pytest $(NB) $(NBVAL); $(CHECK5)
+
+# The library tests once more with numba's bounds checking on (an out-of-range index raises
+# IndexError instead of reading or writing past an array), compiled into their own cache.
+# CI runs it after make test (about 5 minutes on two cores).
+test-boundscheck: setup
+	NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR=build/numba-boundscheck $(BIN)/python -m pytest -q tests; $(CHECK5)
 
 # Student versions of the notebooks in build/student/ (solutions replaced by stubs).
 student: setup

@@ -1,4 +1,4 @@
-"""Targets of lesson 12: the agent simulation at the seed's scale.
+"""Targets of lesson 12: the agent simulation at the scale of the quadtree answer set [SO-quadtree].
 
 Goals (issue 9), one core, the simulation step only (move, update, pairs,
 narrow phase, response; not drawing), with the fastest registered structure:
@@ -41,7 +41,7 @@ from . import Line, goal
 
 #: The course's goals: agents -> milliseconds per frame.
 GOALS_MS = {20_000: 8.0, 100_000: 33.0, 500_000: 250.0}
-#: What the seed's author reports [SO-quadtree], by agent count.
+#: What the answer set's author reports [SO-quadtree], by agent count.
 SEED_FIGURES = {
     20_000: "C++ author: 20,000 agents, quadtree, about 3 MB of RAM for the whole simulation",
     100_000: "C++ author: 100,000 agents at 60+ fps (<= 16.7 ms per frame, drawing included) with his quadtree, "
@@ -74,7 +74,7 @@ def _lines(rows, longs) -> list[Line]:
                               f"{s['memory_max'] / 1e6:.2f} MB, last {s['memory_last'] / 1e6:.2f} MB: spread "
                               f"{100 * s['spread_after_settle']:.2f} % (frame 1: {s['memory_first'] / 1e6:.2f} MB)",
                               "flat within 1 %", s["spread_after_settle"] <= 0.01))
-        lines.append(Line("  beside the seed", SEED_FIGURES[n], "reported, not measured here", True))
+        lines.append(Line("  beside the answer set", SEED_FIGURES[n], "reported, not measured here", True))
     return lines
 
 

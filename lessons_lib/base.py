@@ -186,7 +186,7 @@ class BroadPhase(abc.ABC):
         self.elements.discard(i)
 
     def update(self, id, box) -> None:
-        """Move element ``id`` to a new AABB ``box`` (the seed's "move")."""
+        """Move element ``id`` to a new AABB ``box`` ("move" in [SO-quadtree])."""
         i = _check_id(id)
         b = as_box(box)
         slot = self.elements.slot(i)

@@ -9,7 +9,7 @@ both in constant time:
 * every row has ``width`` int32 fields;
 * an erased row becomes a *hole*: its field 0 is overwritten with the index of
   the next hole, so the holes form a singly linked list threaded through the
-  array itself (no extra memory: the seed's ``union { T element; int next; }``);
+  array itself (no extra memory: [SO-quadtree]'s ``union { T element; int next; }``);
 * ``head`` is the first hole, or -1 when there is none;
 * insert pops the first hole if there is one, otherwise appends a row at
   ``used`` (growing the array when it is full);
@@ -170,7 +170,7 @@ class FreeList:
     -----
     Memory: ``4 * width`` bytes per row ever used (rows are reused, never
     returned to the system). There is no ``alive`` flag in the array: erasing
-    an index twice, or reading a hole, is the caller's bug (as in the seed's
+    an index twice, or reading a hole, is the caller's bug (as in [SO-quadtree]'s
     C++ version); :meth:`erase` checks it here because lessons call it by hand.
 
     References
