@@ -71,21 +71,21 @@ def overlap_area(b, i, x0, y0, x1, y1):
     return w * h if (w > 0.0 and h > 0.0) else 0.0
 
 
-@njit
-def least_overlap_enlargement(src, rows, n, q0, q1, q2, q3):
-    """Position ``t < n`` of the box ``src[rows[t]]`` whose overlap with its siblings grows least by taking in ``q``.
+@njit(inline="always")
+def least_overlap_enlargement(src, rows, v, n, q0, q1, q2, q3):
+    """Position ``t < n`` of the box ``src[rows[v, t]]`` whose overlap with its siblings grows least by taking in ``q``.
 
     Ties: least area enlargement, then least area.
     """
     best, best_ov, best_en, best_a = 0, np.inf, np.inf, np.inf
     for t in range(n):
-        c = rows[t]
+        c = rows[v, t]
         x0, y0 = min(src[c, 0], q0), min(src[c, 1], q1)
         x1, y1 = max(src[c, 2], q2), max(src[c, 3], q3)
         d_ov = 0.0
         for u in range(n):
             if u != t:
-                o = rows[u]
+                o = rows[v, u]
                 d_ov += overlap_area(src, o, x0, y0, x1, y1) - overlap_area(src, o, src[c, 0], src[c, 1], src[c, 2], src[c, 3])
         a = box_area(src[c, 0], src[c, 1], src[c, 2], src[c, 3])
         en = box_area(x0, y0, x1, y1) - a
@@ -102,16 +102,15 @@ def choose_subtree(nd, e, target_level):
     while level[v] > target_level:
         n = count[v]
         above_target = level[v] == target_level + 1
-        if needs_unit_square(nd, v, e):
-            b, rows = children_on_unit_square(nd, v, e)
-            if above_target:
-                t = least_overlap_enlargement(b, rows, n, b[n, 0], b[n, 1], b[n, 2], b[n, 3])
-            else:
-                t = least_enlargement(b, rows, n, b[n, 0], b[n, 1], b[n, 2], b[n, 3])
-        elif above_target:
-            t = least_overlap_enlargement(box, child[v], n, e[0], e[1], e[2], e[3])
+        if not needs_unit_square(nd, v, e):
+            src, rows, row, q = box, child, v, e
         else:
-            t = least_enlargement(box, child[v], n, e[0], e[1], e[2], e[3])
+            src, rows = children_on_unit_square(nd, v, e)
+            row, q = 0, src[n]
+        if above_target:
+            t = least_overlap_enlargement(src, rows, row, n, q[0], q[1], q[2], q[3])
+        else:
+            t = least_enlargement(src, rows, row, n, q[0], q[1], q[2], q[3])
         v = child[v, t]
     return v
 
@@ -247,7 +246,7 @@ def split_rstar_node(tr, v, m, rec):
     return nn
 
 
-@njit
+@njit(inline="always")
 def overflow_treatment(tr, v, rule, rec, queue, tail, reinserted):
     """Handle overfull nodes from ``v`` upwards; returns ``(tail, reinserted)``.
 
@@ -270,7 +269,7 @@ def overflow_treatment(tr, v, rule, rec, queue, tail, reinserted):
     return tail, reinserted
 
 
-@njit
+@njit(inline="always")
 def rstar_insert(tr, entry, target_level, rule, rec, queue):
     """Insert ``entry`` at ``target_level``, and whatever forced reinsertion takes out, from a queue."""
     nd, leaf_of, eb = tr

@@ -127,12 +127,16 @@ def enlargement(box, entry) -> float:
 # --------------------------------------------------------------------------
 # ChooseLeaf
 # --------------------------------------------------------------------------
-@njit
-def least_enlargement(src, rows, n, q0, q1, q2, q3):
-    """Position ``t < n`` of the box ``src[rows[t]]`` that grows least to take in ``q`` (ties: smaller area, CL3)."""
+@njit(inline="always")
+def least_enlargement(src, rows, v, n, q0, q1, q2, q3):
+    """Position ``t < n`` of the box ``src[rows[v, t]]`` that grows least to take in ``q`` (ties: smaller area, CL3).
+
+    ``rows`` is 2-D (a node's children are row ``v`` of ``child``): passing a
+    row as a view would cost a reference count per call.
+    """
     best, best_cost, best_area = 0, np.inf, np.inf
     for t in range(n):
-        r = rows[t]
+        r = rows[v, t]
         a = box_area(src[r, 0], src[r, 1], src[r, 2], src[r, 3])
         cost = enlarged_by(src[r, 0], src[r, 1], src[r, 2], src[r, 3], q0, q1, q2, q3)
         if cost < best_cost or (cost == best_cost and a < best_area):
@@ -145,7 +149,7 @@ def children_on_unit_square(nd, v, e):
     """The boxes of node ``v``'s children and, in the last row, ``e``, mapped onto the unit square.
 
     Used when their areas cannot be computed as they are (huge or tiny
-    boxes); returns the rows and the identity index into them.
+    boxes); returns the rows and the identity index into them (one row of ``n``).
     """
     box, count, child = nd[0], nd[2], nd[4]
     n = count[v]
@@ -155,28 +159,36 @@ def children_on_unit_square(nd, v, e):
     b[n] = e
     x0, y0 = min(box[v, 0], e[0]), min(box[v, 1], e[1])
     fit_rows(b, n + 1, fit_exponent(x0, y0, max(box[v, 2], e[2]), max(box[v, 3], e[3])), x0, y0)
-    return b, np.arange(n)
+    return b, np.arange(n).reshape(1, n)
 
 
-@njit
+@njit(inline="always")
 def needs_unit_square(nd, v, e):
-    """Would areas of node ``v``'s children grown by ``e`` overflow or underflow as they are?"""
+    """Would areas of node ``v``'s children grown by ``e`` overflow or underflow as they are?
+
+    Asked at every level of a descent: a node below a safe root cannot
+    overflow, but its (smaller) boxes may still underflow.
+    """
     box = nd[0]
     return fit_exponent(min(box[v, 0], e[0]), min(box[v, 1], e[1]), max(box[v, 2], e[2]), max(box[v, 3], e[3])) != 0
 
 
 @njit
 def choose_leaf(nd, e, target_level):
-    """From the root, descend to the node at ``target_level`` whose box needs the least enlargement for ``e``."""
+    """From the root, descend to the node at ``target_level`` whose box needs the least enlargement for ``e``.
+
+    At each level the children's areas are compared as they are, or on the
+    unit square when they would overflow or underflow (:func:`needs_unit_square`).
+    """
     box, level, count, child, meta = nd[0], nd[1], nd[2], nd[4], nd[5]
     v = meta[ROOT]
     while level[v] > target_level:
+        n = count[v]
         if needs_unit_square(nd, v, e):
             b, rows = children_on_unit_square(nd, v, e)
-            n = count[v]
-            t = least_enlargement(b, rows, n, b[n, 0], b[n, 1], b[n, 2], b[n, 3])
+            t = least_enlargement(b, rows, 0, n, b[n, 0], b[n, 1], b[n, 2], b[n, 3])
         else:
-            t = least_enlargement(box, child[v], count[v], e[0], e[1], e[2], e[3])
+            t = least_enlargement(box, child, v, n, e[0], e[1], e[2], e[3])
         v = child[v, t]
     return v
 
@@ -413,7 +425,7 @@ def pick_seeds_quadratic(boxes) -> tuple[int, int]:
 # --------------------------------------------------------------------------
 # Insert: ChooseLeaf, add, enlarge the path, AdjustTree with SplitNode
 # --------------------------------------------------------------------------
-@njit
+@njit(inline="always")
 def enlarge_path(nd, v, e):
     """Grow node ``v`` and its ancestors to cover the box ``e`` ((4,) array)."""
     box, parent = nd[0], nd[3]
@@ -479,7 +491,7 @@ def grow_root(tr, v, nn):
     nd[5][ROOT] = r
 
 
-@njit
+@njit(inline="always")
 def adjust_tree(tr, v, rule, rec):
     """AdjustTree: split ``v`` while it is overfull and hand the new sibling to its parent, up to the root."""
     nd, leaf_of, eb = tr
@@ -494,7 +506,7 @@ def adjust_tree(tr, v, rule, rec):
         v = parent[v]
 
 
-@njit
+@njit(inline="always")
 def guttman_insert(tr, entry, e, target_level, rule, rec):
     """Insert ``entry`` (a slot when ``target_level == 0``, else a node) with box ``e`` into a node at ``target_level``."""
     nd, leaf_of, eb = tr

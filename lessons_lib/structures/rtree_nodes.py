@@ -185,7 +185,7 @@ class NodeArrays:
 # --------------------------------------------------------------------------
 # Node kernels every tree uses
 # --------------------------------------------------------------------------
-@njit
+@njit(inline="always")
 def alloc_node(nd, level_value):
     """Take a node from the free stack or the unused tail (the caller reserved room); returns it, empty."""
     box, level, count, parent, child, meta, free = nd
@@ -205,7 +205,7 @@ def alloc_node(nd, level_value):
     return v
 
 
-@njit
+@njit(inline="always")
 def free_node(nd, v):
     """Return node ``v`` to the free stack."""
     box, level, count, parent, child, meta, free = nd
@@ -215,7 +215,7 @@ def free_node(nd, v):
     meta[FREED] += 1
 
 
-@njit
+@njit(inline="always")
 def add_entry(nd, leaf_of, v, entry):
     """Append ``entry`` to node ``v`` and point it back at ``v`` (the box is not updated)."""
     box, level, count, parent, child, meta, free = nd
@@ -227,7 +227,7 @@ def add_entry(nd, leaf_of, v, entry):
         parent[entry] = v
 
 
-@njit
+@njit(inline="always")
 def take_entry(nd, v, entry):
     """Remove ``entry`` from node ``v`` (the last entry fills its place; the box is not updated)."""
     count, child = nd[2], nd[4]
@@ -239,7 +239,7 @@ def take_entry(nd, v, entry):
     count[v] = n - 1
 
 
-@njit
+@njit(inline="always")
 def recompute_box(nd, elem_boxes, v):
     """Set ``box[v]`` to the exact union of its entries (the empty box when it has none)."""
     box, level, count, child = nd[0], nd[1], nd[2], nd[4]
@@ -272,7 +272,7 @@ def entry_boxes(nd, elem_boxes, v):
 # --------------------------------------------------------------------------
 # Scale-safe geometry: compare areas of boxes at any scale
 # --------------------------------------------------------------------------
-@njit
+@njit(inline="always")
 def fit_exponent(x0, y0, x1, y1):
     """0 when areas of boxes inside ``[x0, y0, x1, y1]`` are safe to compute as they are.
 
