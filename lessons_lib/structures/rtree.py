@@ -154,12 +154,14 @@ def children_on_unit_square(nd, v, e):
     box, count, child = nd[0], nd[2], nd[4]
     n = count[v]
     b = np.empty((n + 1, 4), np.float64)
+    rows = np.empty((1, n), np.int64)  # built in a loop: reshape would compile its error path
     for t in range(n):
         b[t] = box[child[v, t]]
+        rows[0, t] = t
     b[n] = e
     x0, y0 = min(box[v, 0], e[0]), min(box[v, 1], e[1])
     fit_rows(b, n + 1, fit_exponent(x0, y0, max(box[v, 2], e[2]), max(box[v, 3], e[3])), x0, y0)
-    return b, np.arange(n).reshape(1, n)
+    return b, rows
 
 
 @njit(inline="always")
