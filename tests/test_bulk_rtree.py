@@ -7,7 +7,7 @@ from hypothesis import given, settings
 
 from bp_strategies import box_arrays
 from lessons_lib import SCENES, BulkRTree, RTree, brute_force_pairs, make_scene
-from lessons_lib.structures.bulk_rtree import even_runs, pack_order, str_groups
+from lessons_lib.structures.bulk_rtree import even_runs, pack_order, slice_count, str_groups
 from tree_helpers import random_sequence
 
 METHODS = ["str", "hilbert", "nearest_x"]
@@ -116,3 +116,41 @@ def test_empty():
     assert t.height == 0 and t.pairs().shape == (0, 2)
     t.cleanup()
     t.check_invariants()
+
+
+def _line(n, seed=0):
+    """0.5 x 0.5 boxes along a line n units long and one unit tall."""
+    rng = np.random.default_rng(seed)
+    x, y = rng.uniform(0, n, n), rng.uniform(0, 0.5, n)
+    return np.column_stack([x, y, x + 0.5, y + 0.5])
+
+
+def test_slice_count_follows_the_aspect_of_the_centres():
+    square = np.random.default_rng(1).uniform(0, 100, (400, 2))
+    assert slice_count(square, 25) in (5, 6)
+    assert slice_count(np.column_stack([np.arange(100.0), np.zeros(100)]), 25) == 25  # a horizontal line
+    assert slice_count(np.column_stack([np.zeros(100), np.arange(100.0)]), 25) == 1  # a vertical line
+    assert slice_count(np.zeros((10, 2)), 9) == 3  # one point: as on a square
+    assert slice_count(np.array([[-1.7e308, 0.0], [1.7e308, 1.0]]), 16) == 16  # spreads that overflow
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_a_long_thin_line_packs_into_disjoint_leaves(method):
+    """Regression: STR cut a 40,000 x 1 line into sqrt(P) slices 200 times as wide as tall, whose leaves
+    all overlapped one another; pairs() took 50 times as long as RTree's."""
+    boxes = _line(8000)
+    for b in (boxes, boxes[:, [1, 0, 3, 2]])[: 1 if method == "nearest_x" else 2]:  # along x, then along y
+        t = BulkRTree.from_boxes(b, method=method)
+        leaves = t.quality()[-1]
+        assert leaves.overlap < 0.05 * leaves.area, (method, leaves)
+        np.testing.assert_array_equal(t.pairs(), brute_force_pairs(b))
+
+
+def test_extreme_coordinates_pack():
+    big = 1.7e308
+    boxes = np.array([[-big, -big, big, big], [0, 0, 1, 1], [big, big, big, big], [-big, 0, -big, 0],
+                      [5e-324, 5e-324, 1e-323, 1e-323], [2, 2, 3, 3]])
+    for method in METHODS:
+        t = BulkRTree.from_boxes(boxes, method=method, max_entries=2)
+        t.check_invariants()
+        np.testing.assert_array_equal(t.pairs(), brute_force_pairs(boxes))

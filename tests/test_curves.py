@@ -93,3 +93,24 @@ def test_hilbert_keys_keep_neighbours_close():
     assert np.median(step) < 0.1 * np.median(rand)
     assert hilbert_keys(np.empty((0, 2))).shape == (0,)
     assert hilbert_keys([[1.0, 1.0]]).tolist() == [0]
+
+
+def test_hilbert_keys_use_one_scale_on_both_axes():
+    """A strip 1000 x 1 is snapped to a square grid 1000 wide: its points stay in the bottom rows."""
+    rng = np.random.default_rng(1)
+    p = np.column_stack([rng.uniform(0, 1000, 500), rng.uniform(0, 1, 500)])
+    x0, y0, width = p[:, 0].min(), p[:, 1].min(), np.ptp(p[:, 0])
+    np.testing.assert_array_equal(hilbert_keys(p), hilbert_keys(p, bounds=[x0, y0, x0 + width, y0 + width]))
+    order = np.argsort(hilbert_keys(p), kind="stable")
+    assert np.median(np.abs(np.diff(p[order, 0]))) < 5  # neighbours along the curve are neighbours along x
+
+
+def test_hilbert_keys_at_the_float_limits():
+    big = 1.7e308
+    p = np.array([[-big, -big], [big, big], [0.0, 0.0], [5e-324, 0.0], [-big, big]])
+    with np.errstate(over="raise", invalid="raise"):
+        k = hilbert_keys(p, 4)
+    side = 16
+    assert k.tolist() == hilbert_index([0, side - 1, side // 2, side // 2, 0], [0, side - 1, side // 2, side // 2, side - 1], 4).tolist()
+    tiny = np.array([[0.0, 0.0], [5e-324, 5e-324], [1e-323, 0.0]])
+    assert len(set(hilbert_keys(tiny, 2).tolist())) == 3  # denormal spreads still spread over the grid

@@ -98,3 +98,20 @@ def test_empty():
     t.remove(1)
     assert t.height == 0
     t.check_invariants()
+
+
+def test_node_count_stays_bounded_by_the_elements():
+    """Removes never merge leaves: without a rebuild, inserts and removes in turn grew the nodes forever."""
+    rng = np.random.default_rng(2)
+    t = KDTree(capacity=4)
+    for i in range(200):
+        t.insert(i, [i, 0, i + 1, 1])
+    t.cleanup()
+    nodes = t.nodes.capacity
+    for step in range(3000):  # the same 200 elements moved one at a time, to new places
+        i = int(rng.integers(0, 200))
+        x = float(rng.uniform(0, 5000))
+        t.update(i, [x, 0, x + 1, 1])
+        assert t.nodes.capacity == nodes
+    t.check_invariants()
+    assert t.height <= 12

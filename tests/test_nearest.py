@@ -1,4 +1,7 @@
 """k nearest neighbours on the node-array trees (k-d tree, R-trees) against brute force."""
+import math
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -11,12 +14,25 @@ TREES = ["kdtree", "rtree", "rstar_tree", "bulk_rtree"]
 
 
 def assert_same(tree, boxes_by_id, points, k):
+    """The tree's answer equals brute force's, or (where brute force's squared distances under- or
+    overflow) ranks the boxes as exact arithmetic does."""
     ids = np.array(sorted(boxes_by_id), np.int64)
     boxes = np.array([boxes_by_id[i] for i in ids.tolist()])
     got_ids, got_d = tree.nearest(points, k)
     want_ids, want_d = brute_force_nearest(boxes, points, k, ids=ids)
-    np.testing.assert_array_equal(got_d, want_d)
-    np.testing.assert_array_equal(got_ids, want_ids)
+    if not (np.array_equal(got_d, want_d) and np.array_equal(got_ids, want_ids)):
+        assert_exact_ranking(got_ids, got_d, boxes_by_id, points, k)
+
+
+def assert_exact_ranking(got_ids, got_d, boxes_by_id, points, k):
+    """Distances within 1e-12 of the exact ones, increasing, and the ids' exact distances the k smallest
+    (boxes whose distances differ by less than that are interchangeable)."""
+    for m, p in enumerate(np.asarray(points, float).reshape(-1, 2).tolist()):
+        exact_ids, exact_d = exact_nearest(boxes_by_id, p, k)
+        assert (np.diff(got_d[m]) >= 0).all(), "distances not in increasing order"
+        np.testing.assert_allclose(got_d[m], exact_d, rtol=1e-12, atol=0)
+        by_id = {i: d for i, d in zip(*exact_nearest(boxes_by_id, p, len(boxes_by_id)))}
+        np.testing.assert_allclose([by_id[i] for i in got_ids[m].tolist()], exact_d, rtol=1e-12, atol=0)
 
 
 @pytest.mark.parametrize("name", TREES)
@@ -76,19 +92,38 @@ def test_inside_a_box_is_distance_zero_and_one_point_is_one_row():
     assert ids.tolist() == [[0, 1]] and d.tolist() == [[5.0, 5.0]]
 
 
+def exact_nearest(boxes_by_id, point, k):
+    """Ids and distances of the ``k`` nearest boxes, ranked by exact squared distances (fractions), ties by id."""
+    px, py = (Fraction(v) for v in point)
+    rows = []
+    for i, (x0, y0, x1, y1) in boxes_by_id.items():
+        dx = max(Fraction(x0) - px, Fraction(0), px - Fraction(x1))
+        dy = max(Fraction(y0) - py, Fraction(0), py - Fraction(y1))
+        rows.append((dx * dx + dy * dy, i, math.hypot(float(dx), float(dy))))
+    rows.sort()
+    return [r[1] for r in rows[:k]], [r[2] for r in rows[:k]]
+
+
 @pytest.mark.parametrize("name", TREES)
-@pytest.mark.filterwarnings("ignore:overflow")
-def test_points_so_far_that_squared_distances_overflow(name):
-    # Regression: every d2 was inf, the kernel never filled its empty places and returned slot -1,
-    # i.e. the id of whatever sat in the last slot of the table (here a removed id, 0), k times.
-    boxes = make_scene("random", 60, seed=2)
+@pytest.mark.parametrize("scale", [1e-320, 1e-300, 1e-160, 1.0, 1e160, 1e300])
+def test_distances_at_every_scale(name, scale):
+    """Squared distances of far points overflow (and of near ones underflow): the ranking must not."""
+    # Regression: every d2 was inf (or 0), and the nearest came out in id order.
+    boxes = make_scene("random", 60, seed=2) / 800.0 * scale
     tree = STRUCTURES[name].from_boxes(boxes)
     tree.remove(0)
     model = {i: b for i, b in enumerate(boxes.tolist()) if i}
-    points = np.array([[1e200, 1e200], [-1e200, 0.0], [1e155, 1e155], [400.0, 300.0]])
+    points = np.array([[3.0, 3.0], [-2.0, 0.5], [0.5, 0.25], [1.5, -4.0]]) * scale
     for k in (1, 3, 59):
-        assert_same(tree, model, points, k)
-    assert tree.nearest(points[:1], 3)[0].tolist() == [[1, 2, 3]]  # all at d = inf: id order
+        assert_exact_ranking(*tree.nearest(points, k), model, points, k)
+    assert np.isfinite(tree.nearest(points, 3)[1]).all()
+
+
+@pytest.mark.parametrize("name", TREES)
+def test_distances_beyond_the_float_range_are_inf(name):
+    tree = STRUCTURES[name].from_boxes([[-1.7e308, 0, -1.7e308, 0], [0, 0, 1, 1]])
+    ids, dist = tree.nearest([[1.7e308, 0.0]], 2)
+    assert ids.tolist() == [[1, 0]] and dist[0, 0] == 1.7e308 - 1 and dist[0, 1] == np.inf
 
 
 @pytest.mark.parametrize("name", TREES)
@@ -101,7 +136,7 @@ def test_bad_input(name):
     for k in (0, 21, 1.5, True):
         with pytest.raises(ValueError, match="k must be an integer in 1..20"):
             tree.nearest([[1.0, 2.0]], k=k)
-    with pytest.raises(ValueError, match="k must be an integer in 1..0"):
+    with pytest.raises(ValueError, match="nearest needs at least one stored box: this .* is empty"):
         STRUCTURES[name]().nearest([[0.0, 0.0]])
 
 

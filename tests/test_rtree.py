@@ -292,3 +292,55 @@ def test_visited_nodes_matches_visit_count():
         assert len(rects) == t.query_visits(q)[1] and (len(depths) == 0 or depths.min() == 0)
     assert mean_visits(t, [[0, 0, 800, 600]]) == t.nodes.n_nodes()
     assert mean_visits(t, np.empty((0, 4))) == 0.0
+
+
+# --------------------------------------------------------------------------
+# Scales: areas that overflow or underflow must not steer the tree into NaN
+# --------------------------------------------------------------------------
+@pytest.mark.parametrize("cls", [RTree, RStarTree])
+def test_huge_boxes_then_a_small_one(cls):
+    """Regression: 17 boxes [i, 0, 1e308, 1e308] made every area and enlargement inf (inf - inf = NaN);
+    box 17 was counted but never found, the invariants failed and remove(17) crashed the process."""
+    t = cls(max_entries=16)
+    for i in range(17):
+        t.insert(i, [float(i), 0.0, 1e308, 1e308])
+    t.insert(17, [5.0, 5.0, 6.0, 6.0])
+    t.check_invariants()
+    assert t.query([5, 5, 6, 6]).tolist() == list(range(7)) + [17]  # box 6 touches it
+    assert len(t.pairs()) == 18 * 17 // 2 - 10  # box 17 misses boxes 7..16, which start right of it
+    for i in [17] + list(range(17)):
+        t.remove(i)
+        t.check_invariants()
+    assert len(t) == 0
+
+
+@by_config
+@pytest.mark.parametrize("scale", [2.0 ** -1070, 2.0 ** -600, 2.0 ** 600, 2.0 ** 1013])
+def test_same_answers_at_far_scales(cls, params, scale):
+    boxes = make_scene("clustered", 120, seed=3) / 1024.0 * scale
+    t = cls.from_boxes(boxes, **params)
+    t.check_invariants()
+    np.testing.assert_array_equal(t.pairs(), brute_force_pairs(boxes))
+    for i in range(0, 120, 3):
+        t.remove(i)
+    t.check_invariants()
+    keep = np.setdiff1d(np.arange(120), np.arange(0, 120, 3))
+    np.testing.assert_array_equal(t.pairs(), keep[brute_force_pairs(boxes[keep])])
+
+
+def test_split_decisions_do_not_depend_on_a_power_of_two_scale():
+    """Areas are compared on boxes mapped onto the unit square: scaling by 2**k changes no decision."""
+    boxes = make_scene("random", 200, seed=4) / 1024.0
+    trees = [RTree.from_boxes(boxes * 2.0 ** k, max_entries=6).nodes for k in (0, 700, -700)]
+    for other in trees[1:]:
+        assert other.n_nodes() == trees[0].n_nodes()
+        np.testing.assert_array_equal(other.child[: other.meta[1]], trees[0].child[: trees[0].meta[1]])
+
+
+def test_enlargement_at_the_float_limits():
+    assert enlargement([0, 0, 1e308, 1e308], [0, 0, 1e308, 1e308]) == 0.0
+    assert enlargement([0, 0, 1e308, 1e308], [0, 0, 1.5e308, 1e308]) == np.inf  # truly beyond the range
+    assert enlargement([0, 0, 1e-320, 1e-320], [0, 0, 2e-320, 1e-320]) == 0.0  # below the smallest float
+    assert enlargement([-1.7e308, 0, 1.7e308, 1], [0, 0, 1, 2]) == np.inf
+    assert enlargement([0, 0, 2.0 ** 600, 2.0 ** 600], [0, 0, 2.0 ** 600, 2.0 ** 601]) == np.inf
+    assert enlargement([0, 0, 2.0 ** 300, 2.0 ** 300], [0, 0, 2.0 ** 300, 2.0 ** 301]) == 2.0 ** 600

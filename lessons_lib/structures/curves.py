@@ -239,28 +239,49 @@ def peano_curve(order: int) -> np.ndarray:
 # Keys for bulk loading
 # --------------------------------------------------------------------------
 def hilbert_keys(points, order: int = 16, bounds=None) -> np.ndarray:
-    """Hilbert index of each point after snapping it to a ``2**order`` grid over ``bounds``.
+    """Hilbert index of each point after snapping it to a square ``2**order`` grid over ``bounds``.
 
     Parameters
     ----------
     points : array_like, shape (n, 2), float64
-        E.g. box centres, in world units.
+        E.g. box centres, in world units; any finite coordinates.
     order : int
         Grid resolution (``2**order`` cells a side), 1..31.
     bounds : array_like, shape (4,), optional
-        ``[xmin, ymin, xmax, ymax]`` mapped onto the grid; default the points' bounding box.
+        ``[xmin, ymin, xmax, ymax]`` whose lower corner is the grid's; default
+        the points' bounding box.
 
     Returns
     -------
     numpy.ndarray, shape (n,), int64
+
+    Notes
+    -----
+    One scale on both axes: the grid is a square whose side is the larger side
+    of ``bounds``, so a cell is square in world units and points spread along
+    a thin strip stay neighbours along the curve (stretching the short side to
+    the whole grid would scatter them). When the span exceeds the float range,
+    offsets are computed from half coordinates (``0.5 * x - 0.5 * xmin``),
+    which cannot overflow; points outside ``bounds`` go to the nearest border cell.
+
+    >>> hilbert_keys([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]], order=1).tolist()
+    [0, 3, 2, 1]
     """
     p = np.asarray(points, dtype=np.float64).reshape(-1, 2)
     if len(p) == 0:
         return np.empty(0, np.int64)
     k = _order(order)
     b = (np.array([p[:, 0].min(), p[:, 1].min(), p[:, 0].max(), p[:, 1].max()]) if bounds is None
-         else np.asarray(bounds, np.float64))
+         else np.asarray(bounds, np.float64).reshape(4))
     side = 1 << k
-    span = np.maximum(b[2:] - b[:2], 1e-300)
-    cell = np.clip(((p - b[:2]) / span * side).astype(np.int64), 0, side - 1)
+    with np.errstate(over="ignore"):
+        span = max(b[2] - b[0], b[3] - b[1])  # the square grid's side
+    if not span > 0:
+        return np.zeros(len(p), np.int64)
+    with np.errstate(over="ignore"):
+        if np.isfinite(span):
+            pos = (p - b[:2]) / span * side  # in [0, side] for points inside bounds
+        else:  # a span beyond the float range: halves cannot overflow
+            pos = (0.5 * p - 0.5 * b[:2]) / max(0.5 * b[2] - 0.5 * b[0], 0.5 * b[3] - 0.5 * b[1]) * side
+    cell = np.clip(np.nan_to_num(pos, nan=0.0), 0, side - 1).astype(np.int64)
     return hilbert_index(cell[:, 0], cell[:, 1], k)

@@ -1,4 +1,4 @@
-"""The k-d tree (Bentley 1975), for boxes: median splits of the centres, exact node bounds.
+"""The k-d tree ([Bentley1975]), for boxes: median splits of the centres, exact node bounds.
 
 A k-d tree cuts the set of box centres in two at the median along one axis,
 then cuts each half along the other axis, and so on until a node holds at most
@@ -16,12 +16,16 @@ difference with :func:`median_by_sort` and :func:`median_by_selection`.
 The tree is dynamic in a simple way: an insert walks down by the cuts,
 widening bounds on the way, and splits a leaf that overflows; a remove takes
 the box out of its leaf and shrinks the bounds back to the root. It can
-become unbalanced; ``cleanup()`` rebuilds it balanced.
+become unbalanced, and removes never merge leaves; ``cleanup()`` rebuilds it
+balanced, and so does an insert that finds the node arrays full.
+
+Kernels take the tree as one tuple ``(node arrays, leaf_of, element boxes)``
+and the cuts as ``(centres, split_axis, split_value)``.
 
 References
 ----------
-J. L. Bentley, "Multidimensional binary search trees used for associative
-searching", Communications of the ACM 18(9), 1975.
+[Bentley1975] J. L. Bentley, "Multidimensional binary search trees used for
+associative searching", Communications of the ACM 18(9), 1975.
 """
 from __future__ import annotations
 
@@ -31,18 +35,24 @@ from ..base import BroadPhase, register
 from ..core.buffers import grow
 from ..core.jit import njit
 from ..core.params import check_choice, check_int
-from .rtree import add_entry
 from .rtree_nodes import (
+    ROOT,
     NodeArrays,
     NodeViews,
+    add_entry,
     alloc_node,
+    centres_of,
     check_tree,
     query_with_visits,
     recompute_box,
+    take_entry,
     tree_pairs,
 )
 
 __all__ = ["KDTree", "median_by_sort", "median_by_selection"]
+
+#: Columns of the build stack: the node to fill, the range ``perm[lo:hi]`` of its slots, its depth.
+TASK_NODE, TASK_LO, TASK_HI, TASK_DEPTH = 0, 1, 2, 3
 
 
 # --------------------------------------------------------------------------
@@ -65,7 +75,7 @@ def median_by_selection(values) -> float:
 # Building: median splits with an explicit stack
 # --------------------------------------------------------------------------
 @njit
-def _split_range(perm, lo, hi, centres, axis):
+def split_at_median(perm, lo, hi, centres, axis):
     """Reorder ``perm[lo:hi]`` so the first half has centres <= the median, the rest >= it.
 
     Returns the median (the split value), the key of ``perm[lo + k // 2]``.
@@ -104,7 +114,8 @@ def _split_range(perm, lo, hi, centres, axis):
 
 
 @njit
-def _choose_axis(perm, lo, hi, centres, depth, by_spread):
+def choose_axis(perm, lo, hi, centres, depth, by_spread):
+    """The axis to cut ``perm[lo:hi]`` along: ``depth % 2`` (Bentley), or the one its centres spread more along."""
     if not by_spread:
         return depth % 2
     x0, y0, x1, y1 = np.inf, np.inf, -np.inf, -np.inf
@@ -114,62 +125,67 @@ def _choose_axis(perm, lo, hi, centres, depth, by_spread):
         x1 = max(x1, centres[s, 0])
         y0 = min(y0, centres[s, 1])
         y1 = max(y1, centres[s, 1])
-    return 0 if x1 - x0 >= y1 - y0 else 1
+    return 0 if 0.5 * x1 - 0.5 * x0 >= 0.5 * y1 - 0.5 * y0 else 1  # halves: the spreads cannot overflow
 
 
 @njit
-def _build_subtree(v, perm, depth0, centres, capacity, by_spread, box, level, count, parent, child, meta, free,
-                   split_axis, split_value, leaf_of, elem_boxes):
-    """Turn node ``v`` into the k-d tree of the slots in ``perm`` (levels and boxes set bottom-up)."""
-    n = perm.shape[0]
-    stack = np.empty((64, 4), np.int64)  # node, lo, hi, depth
-    stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3] = v, 0, n, depth0
+def build_subtree(tr, cuts, v, perm, depth0, capacity, by_spread):
+    """Turn node ``v`` into the k-d tree of the slots in ``perm`` (levels and boxes set bottom-up).
+
+    ``cuts`` is ``(centres, split_axis, split_value)``: the key of each slot,
+    and each inner node's cut.
+    """
+    nd, leaf_of, eb = tr
+    centres, split_axis, split_value = cuts
+    level, count, child = nd[1], nd[2], nd[4]
+    tasks = np.empty((64, 4), np.int64)
+    tasks[0, TASK_NODE], tasks[0, TASK_LO], tasks[0, TASK_HI], tasks[0, TASK_DEPTH] = v, 0, perm.shape[0], depth0
     top = 1
-    made = np.empty(2 * n + 2, np.int64)  # nodes in creation order
+    made = np.empty(2 * perm.shape[0] + 2, np.int64)  # nodes in creation order
     nm = 0
     while top > 0:
         top -= 1
-        u, lo, hi, depth = stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3]
+        u, lo, hi, depth = tasks[top, TASK_NODE], tasks[top, TASK_LO], tasks[top, TASK_HI], tasks[top, TASK_DEPTH]
         made[nm] = u
         nm += 1
-        if hi - lo <= capacity:
-            level[u] = 0
-            count[u] = 0
-            for t in range(lo, hi):
-                add_entry(u, perm[t], box, level, count, parent, child, leaf_of)
-            continue
-        axis = _choose_axis(perm, lo, hi, centres, depth, by_spread)
-        med = _split_range(perm, lo, hi, centres, axis)
-        mid = lo + (hi - lo) // 2
-        level[u] = 1
+        level[u] = 0
         count[u] = 0
+        if hi - lo <= capacity:  # a leaf
+            for t in range(lo, hi):
+                add_entry(nd, leaf_of, u, perm[t])
+            continue
+        axis = choose_axis(perm, lo, hi, centres, depth, by_spread)
         split_axis[u] = axis
-        split_value[u] = med
+        split_value[u] = split_at_median(perm, lo, hi, centres, axis)
+        level[u] = 1
+        mid = lo + (hi - lo) // 2
         for lo2, hi2 in ((lo, mid), (mid, hi)):
-            c = alloc_node(0, box, level, count, parent, meta, free)
-            add_entry(u, c, box, level, count, parent, child, leaf_of)
-            if top + 1 > stack.shape[0]:
-                stack = grow(stack, top)
-            stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = c, lo2, hi2, depth + 1
+            c = alloc_node(nd, 0)
+            add_entry(nd, leaf_of, u, c)
+            if top == tasks.shape[0]:
+                tasks = grow(tasks, top)
+            tasks[top, TASK_NODE], tasks[top, TASK_LO], tasks[top, TASK_HI], tasks[top, TASK_DEPTH] = c, lo2, hi2, depth + 1
             top += 1
     for t in range(nm - 1, -1, -1):  # children were made after their parent
         u = made[t]
         if level[u] > 0:
             level[u] = 1 + max(level[child[u, 0]], level[child[u, 1]])
-        recompute_box(u, box, level, count, child, elem_boxes)
+        recompute_box(nd, eb, u)
 
 
 # --------------------------------------------------------------------------
 # Insert and remove
 # --------------------------------------------------------------------------
 @njit
-def _kd_insert(slot, centres, capacity, by_spread, box, level, count, parent, child, meta, free,
-               split_axis, split_value, leaf_of, elem_boxes):
+def kd_insert(tr, cuts, slot, capacity, by_spread):
     """Walk down by the cuts (ties go left), widening bounds; split the leaf if it overflows."""
-    e = elem_boxes[slot]
-    if meta[0] < 0:
-        meta[0] = alloc_node(0, box, level, count, parent, meta, free)
-    v = meta[0]
+    nd, leaf_of, eb = tr
+    centres, split_axis, split_value = cuts
+    box, level, count, parent, child, meta = nd[0], nd[1], nd[2], nd[3], nd[4], nd[5]
+    e = eb[slot]
+    if meta[ROOT] < 0:
+        meta[ROOT] = alloc_node(nd, 0)
+    v = meta[ROOT]
     depth = 0
     while True:
         box[v, 0] = min(box[v, 0], e[0])
@@ -180,32 +196,25 @@ def _kd_insert(slot, centres, capacity, by_spread, box, level, count, parent, ch
             break
         v = child[v, 0] if centres[slot, split_axis[v]] <= split_value[v] else child[v, 1]
         depth += 1
-    add_entry(v, slot, box, level, count, parent, child, leaf_of)
+    add_entry(nd, leaf_of, v, slot)
     if count[v] > capacity:
-        perm = child[v, : count[v]].copy()
-        _build_subtree(v, perm, depth, centres, capacity, by_spread, box, level, count, parent, child, meta,
-                       free, split_axis, split_value, leaf_of, elem_boxes)
-        u = v
-        while parent[u] >= 0:
-            p = parent[u]
-            level[p] = max(level[p], level[u] + 1)
-            u = p
+        build_subtree(tr, cuts, v, child[v, : count[v]].copy(), depth, capacity, by_spread)
+        while parent[v] >= 0:  # the subtree got taller: so may its ancestors
+            p = parent[v]
+            level[p] = max(level[p], level[v] + 1)
+            v = p
 
 
 @njit
-def _kd_remove(slot, box, level, count, parent, child, leaf_of, elem_boxes):
+def kd_remove(tr, slot):
     """Take ``slot`` out of its leaf and shrink the bounds up to the root."""
+    nd, leaf_of, eb = tr
     v = leaf_of[slot]
-    n = count[v]
-    for t in range(n):
-        if child[v, t] == slot:
-            child[v, t] = child[v, n - 1]
-            break
-    count[v] = n - 1
+    take_entry(nd, v, slot)
     leaf_of[slot] = -1
     while v >= 0:
-        recompute_box(v, box, level, count, child, elem_boxes)
-        v = parent[v]
+        recompute_box(nd, eb, v)
+        v = nd[3][v]
 
 
 # --------------------------------------------------------------------------
@@ -227,21 +236,39 @@ class KDTree(NodeViews, BroadPhase):
 
     Raises
     ------
-    TypeError, ValueError
-        Bad parameters.
+    ValueError
+        Bad parameters (the message names the parameter), and everything
+        :class:`~lessons_lib.base.BroadPhase` refuses: bad boxes, duplicate ids.
+    KeyError
+        An unknown id on remove or update.
 
     Notes
     -----
+    Coordinates: any finite float64, from denormals to the float limit
+    (centres and spreads are computed so that they cannot overflow; bounds
+    and queries only compare coordinates).
+
     ``from_boxes``: O(n log n) with selection for the medians. Insert: O(depth)
-    plus a leaf split; remove: O(depth * 2). Query and pairs: the shared
-    pruned kernels over the node bounds. Memory: about ``(capacity + 1) * 8 +
-    80`` bytes per node, ``~2 n / capacity`` nodes, plus 24 bytes per element
-    (centre, leaf).
+    plus a leaf split; remove: O(depth * 2). Removes never merge leaves, so
+    when an insert finds the node arrays full after leaves were split, the
+    tree is rebuilt (balanced) instead of growing them: memory stays
+    proportional to the most elements stored, however long it runs. Query and
+    pairs: the shared pruned kernels over the node bounds. Memory: about
+    ``(capacity + 1) * 8 + 80`` bytes per node, ``~2 n / capacity`` nodes,
+    plus 24 bytes per element (centre, leaf).
 
     References
     ----------
-    J. L. Bentley, "Multidimensional binary search trees used for associative
-    searching", CACM 18(9), 1975.
+    [Bentley1975] J. L. Bentley, "Multidimensional binary search trees used
+    for associative searching", CACM 18(9), 1975.
+
+    Examples
+    --------
+    >>> t = KDTree.from_boxes([[0, 0, 1, 1], [0.5, 0.5, 2, 2], [3, 3, 4, 4], [3.5, 0, 4, 0.5]], capacity=1)
+    >>> t.height, t.pairs().tolist()
+    (3, [[0, 1]])
+    >>> t.nearest([[3.0, 1.0]], k=2)[0].tolist()   # box 3 at 0.71 units, then box 1 at 1 unit
+    [[3, 1]]
     """
 
     def __init__(self, *, world=None, capacity: int = 8, split_axis: str = "alternate"):
@@ -253,59 +280,68 @@ class KDTree(NodeViews, BroadPhase):
         self._value = np.zeros(self.nodes.capacity, np.float64)
         self.leaf_of = np.full(16, -1, np.int64)
         self._centres = np.zeros((16, 2), np.float64)
+        self._built_nodes = 0  # nodes right after the last (re)build
 
-    # -- layout helpers ---------------------------------------------------
     @property
     def height(self) -> int:
         """Levels of the longest root-to-leaf path (0 when empty)."""
         return self.nodes.height()
 
+    # -- growth: room before a kernel runs --------------------------------
     def _prepare(self, extra_nodes: int) -> None:
         cap = self.elements.capacity
         if len(self.leaf_of) < cap:
-            grow = cap - len(self.leaf_of)
-            self.leaf_of = np.concatenate([self.leaf_of, np.full(grow, -1, np.int64)])
-            self._centres = np.concatenate([self._centres, np.zeros((grow, 2))])
+            add = cap - len(self.leaf_of)
+            self.leaf_of = np.concatenate([self.leaf_of, np.full(add, -1, np.int64)])
+            self._centres = np.concatenate([self._centres, np.zeros((add, 2))])
         self.nodes.reserve(extra_nodes)
-        grow = self.nodes.capacity - len(self._axis)
-        if grow > 0:
-            self._axis = np.concatenate([self._axis, np.zeros(grow, np.int64)])
-            self._value = np.concatenate([self._value, np.zeros(grow)])
+        add = self.nodes.capacity - len(self._axis)
+        if add > 0:
+            self._axis = np.concatenate([self._axis, np.zeros(add, np.int64)])
+            self._value = np.concatenate([self._value, np.zeros(add)])
 
-    def _args(self):
-        nd = self.nodes
-        return (nd.box, nd.level, nd.count, nd.parent, nd.child, nd.meta, nd.free, self._axis, self._value,
-                self.leaf_of, self.elements.boxes)
+    def _tree(self) -> tuple:
+        return self.nodes.arrays, self.leaf_of, self.elements.boxes
+
+    def _cuts(self) -> tuple:
+        return self._centres, self._axis, self._value
 
     def _set_centres(self, slots):
-        b = self.elements.boxes[slots]
-        self._centres[slots] = 0.5 * (b[:, :2] + b[:, 2:])
+        self._centres[slots] = centres_of(self.elements.boxes[slots])
+
+    def _full(self) -> bool:
+        """No room for one more leaf split, and nodes were added since the last build (leaves split by
+        inserts are never merged by removes): time to rebuild rather than to grow the arrays."""
+        return self.nodes.room() < 2 * self.capacity + 4 and self.nodes.n_nodes() > self._built_nodes
 
     # -- build, insert, remove -------------------------------------------
     def _rebuild(self) -> None:
+        """Build the tree again, balanced, over the stored slots."""
         slots = self.elements.live_slots()
         self.nodes.clear()
+        self._built_nodes = 0
         if len(slots) == 0:
             return
         self._prepare(4 * len(slots) // self.capacity + 8)
         self._set_centres(slots)
-        nd = self.nodes
-        root = alloc_node(0, nd.box, nd.level, nd.count, nd.parent, nd.meta, nd.free)
-        nd.meta[0] = root
-        _build_subtree(root, slots.copy(), 0, self._centres, self.capacity, self.split_axis == "spread",
-                       *self._args())
+        root = alloc_node(self.nodes.arrays, 0)
+        self.nodes.meta[ROOT] = root
+        build_subtree(self._tree(), self._cuts(), root, slots.copy(), 0, self.capacity, self.split_axis == "spread")
+        self._built_nodes = self.nodes.n_nodes()
 
     def _build(self, slots):
         self._rebuild()
 
     def _insert(self, slot, box):
+        if self._full():
+            self._rebuild()  # the slot is already in the element table: the new tree holds it
+            return
         self._prepare(2 * self.capacity + 4)
         self._set_centres(np.array([slot]))
-        _kd_insert(slot, self._centres, self.capacity, self.split_axis == "spread", *self._args())
+        kd_insert(self._tree(), self._cuts(), slot, self.capacity, self.split_axis == "spread")
 
     def _remove(self, slot, box):
-        nd = self.nodes
-        _kd_remove(slot, nd.box, nd.level, nd.count, nd.parent, nd.child, self.leaf_of, self.elements.boxes)
+        kd_remove(self._tree(), slot)
         if len(self) == 1:  # the last element goes: drop the nodes
             self.nodes.clear()
 
@@ -321,17 +357,11 @@ class KDTree(NodeViews, BroadPhase):
     def _clear(self):
         self.nodes.clear()
         self.leaf_of[:] = -1
+        self._built_nodes = 0
 
     # -- query and pairs --------------------------------------------------
     def _query(self, box):
         return query_with_visits(self.nodes, self.elements.boxes, box)[0]
-
-    def query_visits(self, box) -> tuple[np.ndarray, int]:
-        """Like :meth:`query`, plus the number of nodes entered."""
-        from ..geometry import as_box
-
-        slots, visits = query_with_visits(self.nodes, self.elements.boxes, as_box(box, name="query box"))
-        return np.sort(self.elements.ids[slots]), visits
 
     def _pairs(self):
         return tree_pairs(self.nodes, self.elements.boxes)
@@ -354,8 +384,7 @@ class KDTree(NodeViews, BroadPhase):
             assert nd.count[v] == 2, f"internal node {v} has {nd.count[v]} children"
             ax, val = int(self._axis[v]), float(self._value[v])
             for side, c in enumerate(nd.child[v, :2].tolist()):
-                slots = self._subtree_slots(c)
-                keys = self._centres[slots, ax]
+                keys = self._centres[self._subtree_slots(c), ax]
                 ok = (keys <= val).all() if side == 0 else (keys >= val).all()
                 assert ok, f"node {v}: a centre on the wrong side of the cut {['x', 'y'][ax]} = {val}"
 

@@ -1,23 +1,31 @@
-"""The R*-tree: Guttman's R-tree with three better decisions (Beckmann et al. 1990).
+"""The R*-tree: Guttman's R-tree with three better decisions ([Beckmann1990]).
 
 Same nodes, same queries, same deletion as :class:`~lessons_lib.structures.rtree.RTree`;
-what changes is *where* entries go:
+what changes is *where* entries go, one function per step of the paper:
 
-1. **ChooseSubtree.** Just above the target level (for elements: in a node
-   whose children are leaves) pick the child whose *overlap* with its
-   siblings grows least; higher up, least area enlargement as in Guttman.
-2. **Split.** Sort the ``M + 1`` entries along each axis (by lower, then by
-   upper edge) and try every distribution with at least ``m`` per side. The
-   split axis is the one with the smallest total *margin* (perimeter) over its
-   distributions (square nodes); on it, the distribution with the least
-   *overlap* between the two groups wins (ties: least total area).
-3. **Forced reinsertion.** The first time a level overflows during one
-   insertion, instead of splitting, remove the ~30 % of entries whose centres
-   lie farthest from the node's centre and insert them again (closest first):
-   the tree gets a chance to reorganise before it commits to a split.
+1. **ChooseSubtree** (:func:`choose_subtree`). Just above the target level
+   (for elements: in a node whose children are leaves) pick the child whose
+   *overlap* with its siblings grows least; higher up, least area enlargement
+   as in Guttman.
+2. **Split** (:func:`rstar_split`). ChooseSplitAxis: sort the ``M + 1``
+   entries along each axis (by lower, then by upper edge) and sum the
+   *margins* (perimeters) of every distribution with at least ``m`` per side;
+   the axis with the smallest sum wins (square nodes). ChooseSplitIndex: on
+   that axis, the distribution with the least *overlap* between the two
+   groups (ties: least total area).
+3. **OverflowTreatment** (:func:`overflow_treatment`). The first time a level
+   overflows during one insertion, instead of splitting, ReInsert: remove the
+   ~30 % of entries whose centres lie farthest from the node's centre and
+   insert them again, closest first: the tree gets a chance to reorganise
+   before it commits to a split.
 
-Source: N. Beckmann, H.-P. Kriegel, R. Schneider, B. Seeger, "The R*-tree: an
-efficient and robust access method for points and rectangles", SIGMOD 1990.
+Areas, margins and overlaps are compared on boxes mapped onto the unit square
+when they are too large or too small to multiply as they are (see
+:mod:`lessons_lib.structures.rtree_nodes`).
+
+Source: [Beckmann1990] N. Beckmann, H.-P. Kriegel, R. Schneider, B. Seeger,
+"The R*-tree: an efficient and robust access method for points and
+rectangles", SIGMOD 1990.
 """
 from __future__ import annotations
 
@@ -27,122 +35,139 @@ from ..base import register
 from ..core.jit import njit
 from ..core.params import check_int, check_number
 from .rtree import (
+    LOG_COLS,
+    STAT_LOGGED,
+    STAT_REINSERTED,
     RTree,
-    box_area,
     add_entry,
     alloc_node,
     apply_split,
+    box_area,
+    children_on_unit_square,
     enlarge_path,
-    entry_boxes,
     grow_root,
-    height_of,
+    least_enlargement,
     log_split,
-    room_left,
+    needs_unit_square,
+    nodes_left,
+    tree_height,
 )
-from .rtree_nodes import recompute_box
+from .rtree_nodes import ROOT, entry_boxes, recompute_box, unit_boxes
 
-__all__ = ["RStarTree", "rstar_split"]
+__all__ = ["RStarTree", "rstar_split", "LOG_COLS"]
+
+#: Columns of the insertion queue: the entry, and the level it goes to.
+QUEUE_ENTRY, QUEUE_LEVEL = 0, 1
 
 
 # --------------------------------------------------------------------------
 # ChooseSubtree: least overlap enlargement just above the target level
 # --------------------------------------------------------------------------
 @njit
-def _overlap(b, i, x0, y0, x1, y1):
+def overlap_area(b, i, x0, y0, x1, y1):
+    """Area shared by row ``i`` of ``b`` and the box ``(x0, y0, x1, y1)`` (0 when they only touch or miss)."""
     w = min(b[i, 2], x1) - max(b[i, 0], x0)
     h = min(b[i, 3], y1) - max(b[i, 1], y0)
     return w * h if (w > 0.0 and h > 0.0) else 0.0
 
 
+@njit(inline="always")
+def least_overlap_enlargement(src, rows, v, n, q0, q1, q2, q3):
+    """Position ``t < n`` of the box ``src[rows[v, t]]`` whose overlap with its siblings grows least by taking in ``q``.
+
+    Ties: least area enlargement, then least area.
+    """
+    best, best_ov, best_en, best_a = 0, np.inf, np.inf, np.inf
+    for t in range(n):
+        c = rows[v, t]
+        x0, y0 = min(src[c, 0], q0), min(src[c, 1], q1)
+        x1, y1 = max(src[c, 2], q2), max(src[c, 3], q3)
+        d_ov = 0.0
+        for u in range(n):
+            if u != t:
+                o = rows[v, u]
+                d_ov += overlap_area(src, o, x0, y0, x1, y1) - overlap_area(src, o, src[c, 0], src[c, 1], src[c, 2], src[c, 3])
+        a = box_area(src[c, 0], src[c, 1], src[c, 2], src[c, 3])
+        en = box_area(x0, y0, x1, y1) - a
+        if d_ov < best_ov or (d_ov == best_ov and (en < best_en or (en == best_en and a < best_a))):
+            best, best_ov, best_en, best_a = t, d_ov, en, a
+    return best
+
+
 @njit
-def _choose_subtree(root, target_level, e, box, level, count, child):
-    v = root
+def choose_subtree(nd, e, target_level):
+    """From the root, descend to the node at ``target_level`` where ``e`` costs least (R* rules)."""
+    box, level, count, child, meta = nd[0], nd[1], nd[2], nd[4], nd[5]
+    v = meta[ROOT]
     while level[v] > target_level:
-        best = -1
-        if level[v] == target_level + 1:  # children are at the target level: least overlap enlargement
-            best_ov = np.inf
-            best_en = np.inf
-            best_a = np.inf
-            n = count[v]
-            for t in range(n):
-                c = child[v, t]
-                x0, y0 = min(box[c, 0], e[0]), min(box[c, 1], e[1])
-                x1, y1 = max(box[c, 2], e[2]), max(box[c, 3], e[3])
-                d_ov = 0.0
-                for u in range(n):
-                    if u != t:
-                        o = child[v, u]
-                        d_ov += _overlap(box, o, x0, y0, x1, y1) - _overlap(box, o, box[c, 0], box[c, 1], box[c, 2], box[c, 3])
-                a = box_area(box[c, 0], box[c, 1], box[c, 2], box[c, 3])
-                en = box_area(x0, y0, x1, y1) - a
-                if d_ov < best_ov or (d_ov == best_ov and (en < best_en or (en == best_en and a < best_a))):
-                    best, best_ov, best_en, best_a = c, d_ov, en, a
-        else:  # least area enlargement, ties: smaller area
-            best_en = np.inf
-            best_a = np.inf
-            for t in range(count[v]):
-                c = child[v, t]
-                a = box_area(box[c, 0], box[c, 1], box[c, 2], box[c, 3])
-                en = box_area(min(box[c, 0], e[0]), min(box[c, 1], e[1]), max(box[c, 2], e[2]), max(box[c, 3], e[3])) - a
-                if en < best_en or (en == best_en and a < best_a):
-                    best, best_en, best_a = c, en, a
-        v = best
+        n = count[v]
+        above_target = level[v] == target_level + 1
+        if not needs_unit_square(nd, v, e):
+            src, rows, row, q = box, child, v, e
+        else:
+            src, rows = children_on_unit_square(nd, v, e)
+            row, q = 0, src[n]
+        if above_target:
+            t = least_overlap_enlargement(src, rows, row, n, q[0], q[1], q[2], q[3])
+        else:
+            t = least_enlargement(src, rows, row, n, q[0], q[1], q[2], q[3])
+        v = child[v, t]
     return v
 
 
 # --------------------------------------------------------------------------
-# Split: axis by least total margin, distribution by least overlap
+# Split: ChooseSplitAxis by least total margin, ChooseSplitIndex by least overlap
 # --------------------------------------------------------------------------
 @njit
-def _prefix_suffix(b, order):
+def prefix_suffix(b, order):
     """Bounding boxes of the first ``i + 1`` (prefix) and of the last ``k - i`` (suffix) entries in ``order``."""
     k = order.shape[0]
     pre = np.empty((k, 4))
     suf = np.empty((k, 4))
-    for t in range(k):
+    pre[0] = b[order[0]]
+    for t in range(1, k):
         i = order[t]
-        if t == 0:
-            pre[t] = b[i]
-        else:
-            pre[t, 0] = min(pre[t - 1, 0], b[i, 0])
-            pre[t, 1] = min(pre[t - 1, 1], b[i, 1])
-            pre[t, 2] = max(pre[t - 1, 2], b[i, 2])
-            pre[t, 3] = max(pre[t - 1, 3], b[i, 3])
-    for t in range(k - 1, -1, -1):
+        pre[t, 0] = min(pre[t - 1, 0], b[i, 0])
+        pre[t, 1] = min(pre[t - 1, 1], b[i, 1])
+        pre[t, 2] = max(pre[t - 1, 2], b[i, 2])
+        pre[t, 3] = max(pre[t - 1, 3], b[i, 3])
+    suf[k - 1] = b[order[k - 1]]
+    for t in range(k - 2, -1, -1):
         i = order[t]
-        if t == k - 1:
-            suf[t] = b[i]
-        else:
-            suf[t, 0] = min(suf[t + 1, 0], b[i, 0])
-            suf[t, 1] = min(suf[t + 1, 1], b[i, 1])
-            suf[t, 2] = max(suf[t + 1, 2], b[i, 2])
-            suf[t, 3] = max(suf[t + 1, 3], b[i, 3])
+        suf[t, 0] = min(suf[t + 1, 0], b[i, 0])
+        suf[t, 1] = min(suf[t + 1, 1], b[i, 1])
+        suf[t, 2] = max(suf[t + 1, 2], b[i, 2])
+        suf[t, 3] = max(suf[t + 1, 3], b[i, 3])
     return pre, suf
 
 
 @njit
-def _rstar_split(b, m):
-    """Group 0/1 of each entry by the R* split."""
+def choose_split_axis(b, m):
+    """ChooseSplitAxis: 0 (x) or 1 (y), the axis whose distributions have the least total margin."""
     k = b.shape[0]
-    best_axis = 0
-    best_margin = np.inf
+    best_axis, best_margin = 0, np.inf
     for ax in range(2):
         s = 0.0
-        for key in range(2):
-            order = np.argsort(b[:, ax + 2 * key], kind="mergesort")
-            pre, suf = _prefix_suffix(b, order)
+        for edge in range(2):  # sorted by lower, then by upper edge
+            pre, suf = prefix_suffix(b, np.argsort(b[:, ax + 2 * edge], kind="mergesort"))
             for n0 in range(m, k - m + 1):
                 p, q = pre[n0 - 1], suf[n0]
                 s += 2 * ((p[2] - p[0]) + (p[3] - p[1]) + (q[2] - q[0]) + (q[3] - q[1]))
         if s < best_margin:
             best_margin, best_axis = s, ax
-    best_ov = np.inf
-    best_ar = np.inf
+    return best_axis
+
+
+@njit
+def choose_split_index(b, m, axis):
+    """ChooseSplitIndex: the order and first-group size on ``axis`` with the least overlap (ties: least area)."""
+    k = b.shape[0]
+    best_ov, best_ar = np.inf, np.inf
     best_order = np.arange(k)
     best_n0 = m
-    for key in range(2):
-        order = np.argsort(b[:, best_axis + 2 * key], kind="mergesort")
-        pre, suf = _prefix_suffix(b, order)
+    for edge in range(2):
+        order = np.argsort(b[:, axis + 2 * edge], kind="mergesort")
+        pre, suf = prefix_suffix(b, order)
         for n0 in range(m, k - m + 1):
             p, q = pre[n0 - 1], suf[n0]
             w = min(p[2], q[2]) - max(p[0], q[0])
@@ -151,9 +176,17 @@ def _rstar_split(b, m):
             ar = box_area(p[0], p[1], p[2], p[3]) + box_area(q[0], q[1], q[2], q[3])
             if ov < best_ov or (ov == best_ov and ar < best_ar):
                 best_ov, best_ar, best_order, best_n0 = ov, ar, order, n0
-    group = np.zeros(k, np.int64)
-    for t in range(best_n0, k):
-        group[best_order[t]] = 1
+    return best_order, best_n0
+
+
+@njit
+def _rstar_groups(b, m):
+    """Group 0/1 of each entry by the R* split."""
+    u = unit_boxes(b)
+    order, n0 = choose_split_index(u, m, choose_split_axis(u, m))
+    group = np.zeros(b.shape[0], np.int64)
+    for t in range(n0, b.shape[0]):
+        group[order[t]] = 1
     return group
 
 
@@ -166,73 +199,110 @@ def rstar_split(boxes, min_entries: int) -> np.ndarray:
     b = np.ascontiguousarray(boxes, np.float64).reshape(-1, 4)
     if len(b) < 2:
         raise ValueError(f"a split needs at least 2 boxes, got {len(b)}")
-    return _rstar_split(b, check_int("min_entries", min_entries, 1, len(b) // 2))
+    return _rstar_groups(b, check_int("min_entries", min_entries, 1, len(b) // 2))
 
 
 # --------------------------------------------------------------------------
-# Insert with overflow treatment (forced reinsertion once per level)
+# OverflowTreatment: forced reinsertion once per level, else split
 # --------------------------------------------------------------------------
 @njit
-def _rstar_insert(entry, target_level, M, m, p, box, level, count, parent, child, meta, free, leaf_of,
-                  elem_boxes, log, stats, qe, ql):
+def reinsert(tr, v, p, queue, tail, rec):
+    """ReInsert: take out the ``p`` entries of ``v`` whose centres lie farthest from its centre.
+
+    They join the insertion queue nearest first ("close reinsert"); the boxes
+    from ``v`` up to the root shrink to their exact bounds. Returns the new tail.
+    """
+    nd, leaf_of, eb = tr
+    level, count, parent, child = nd[1], nd[2], nd[3], nd[4]
+    k = count[v]
+    u = unit_boxes(entry_boxes(nd, eb, v))
+    cx = 0.5 * u[:, 0].min() + 0.5 * u[:, 2].max()
+    cy = 0.5 * u[:, 1].min() + 0.5 * u[:, 3].max()
+    d = (0.5 * u[:, 0] + 0.5 * u[:, 2] - cx) ** 2 + (0.5 * u[:, 1] + 0.5 * u[:, 3] - cy) ** 2
+    order = np.argsort(d, kind="mergesort")
+    ents = child[v, :k].copy()
+    count[v] = 0
+    for t in range(k - p):
+        add_entry(nd, leaf_of, v, ents[order[t]])
+    w = v
+    while w >= 0:
+        recompute_box(nd, eb, w)
+        w = parent[w]
+    for t in range(k - p, k):
+        queue[tail, QUEUE_ENTRY] = ents[order[t]]
+        queue[tail, QUEUE_LEVEL] = level[v]
+        tail += 1
+    rec[1][STAT_REINSERTED] += p
+    return tail
+
+
+@njit
+def split_rstar_node(tr, v, m, rec):
+    """Split the overfull node ``v`` by the R* split; returns the new sibling."""
+    nd, leaf_of, eb = tr
+    b = entry_boxes(nd, eb, v)
+    nn = apply_split(tr, v, _rstar_groups(b, m))
+    log_split(rec, nd[1][v], v, nn, b, -1, -1)
+    return nn
+
+
+@njit(inline="always")
+def overflow_treatment(tr, v, rule, rec, queue, tail, reinserted):
+    """Handle overfull nodes from ``v`` upwards; returns ``(tail, reinserted)``.
+
+    ``reinserted`` has bit ``L`` set once level ``L`` had its forced
+    reinsertion during this insertion: a second overflow there splits.
+    """
+    nd, leaf_of, eb = tr
+    M, m, p = rule
+    level, count, parent, meta = nd[1], nd[2], nd[3], nd[5]
+    while count[v] > M:
+        if p > 0 and v != meta[ROOT] and not (reinserted >> level[v]) & 1:
+            reinserted |= 1 << level[v]
+            return reinsert(tr, v, p, queue, tail, rec), reinserted
+        nn = split_rstar_node(tr, v, m, rec)
+        if v == meta[ROOT]:
+            grow_root(tr, v, nn)
+            break
+        add_entry(nd, leaf_of, parent[v], nn)
+        v = parent[v]
+    return tail, reinserted
+
+
+@njit(inline="always")
+def rstar_insert(tr, entry, target_level, rule, rec, queue):
     """Insert ``entry`` at ``target_level``, and whatever forced reinsertion takes out, from a queue."""
-    qe[0] = entry
-    ql[0] = target_level
+    nd, leaf_of, eb = tr
+    queue[0, QUEUE_ENTRY] = entry
+    queue[0, QUEUE_LEVEL] = target_level
     head, tail = 0, 1
-    done = 0  # bit L set: level L already had its forced reinsertion during this insertion
+    reinserted = 0
     while head < tail:
-        ent, tl = qe[head], ql[head]
+        ent, tl = queue[head, QUEUE_ENTRY], queue[head, QUEUE_LEVEL]
         head += 1
-        e = (elem_boxes[ent] if tl == 0 else box[ent]).copy()
-        if meta[0] < 0:
-            meta[0] = alloc_node(0, box, level, count, parent, meta, free)
-        v = _choose_subtree(meta[0], tl, e, box, level, count, child)
-        add_entry(v, ent, box, level, count, parent, child, leaf_of)
-        enlarge_path(v, e, box, parent)
-        while count[v] > M:
-            if p > 0 and v != meta[0] and not (done >> level[v]) & 1:
-                done |= 1 << level[v]
-                k = count[v]
-                b = entry_boxes(v, box, level, count, child, elem_boxes)
-                cx, cy = 0.5 * (box[v, 0] + box[v, 2]), 0.5 * (box[v, 1] + box[v, 3])
-                d = (0.5 * (b[:, 0] + b[:, 2]) - cx) ** 2 + (0.5 * (b[:, 1] + b[:, 3]) - cy) ** 2
-                order = np.argsort(d, kind="mergesort")
-                ents = child[v, :k].copy()
-                count[v] = 0
-                for t in range(k - p):
-                    add_entry(v, ents[order[t]], box, level, count, parent, child, leaf_of)
-                u = v
-                while u >= 0:  # the node shrank: exact boxes up to the root
-                    recompute_box(u, box, level, count, child, elem_boxes)
-                    u = parent[u]
-                for t in range(k - p, k):  # "close reinsert": nearest of the removed first
-                    qe[tail] = ents[order[t]]
-                    ql[tail] = level[v]
-                    tail += 1
-                stats[2] += p
-                break
-            b = entry_boxes(v, box, level, count, child, elem_boxes)
-            group = _rstar_split(b, m)
-            nn = apply_split(v, group, box, level, count, parent, child, meta, free, leaf_of, elem_boxes)
-            log_split(log, stats, level[v], v, nn, b, -1, -1)
-            if v == meta[0]:
-                grow_root(v, nn, box, level, count, parent, child, meta, free, leaf_of, elem_boxes)
-                break
-            add_entry(parent[v], nn, box, level, count, parent, child, leaf_of)
-            v = parent[v]
+        e = (eb[ent] if tl == 0 else nd[0][ent]).copy()
+        if nd[5][ROOT] < 0:
+            nd[5][ROOT] = alloc_node(nd, 0)
+        v = choose_subtree(nd, e, tl)
+        add_entry(nd, leaf_of, v, ent)
+        enlarge_path(nd, v, e)
+        tail, reinserted = overflow_treatment(tr, v, rule, rec, queue, tail, reinserted)
 
 
+# --------------------------------------------------------------------------
+# Growth plumbing: a bulk loop that stops when nodes or the queue run short
+# --------------------------------------------------------------------------
 @njit
-def _rstar_insert_many(slots, start, M, m, p, box, level, count, parent, child, meta, free, leaf_of, elem_boxes,
-                       log, stats, qe, ql):
+def _insert_slots(tr, slots, start, rule, rec, queue):
     """Insert ``slots[start:]``; stop early (returning the index reached) when nodes or queue run short."""
+    nd = tr[0]
+    p = rule[2]
     for i in range(start, slots.shape[0]):
-        h = height_of(level, meta)
-        if room_left(level, meta) < (h + 3) * (p + 2) or qe.shape[0] < (h + 3) * (p + 1) + 1:
+        h = tree_height(nd)
+        if nodes_left(nd) < (h + 3) * (p + 2) or queue.shape[0] < (h + 3) * (p + 1) + 1:
             return i
-        stats[0] = 0
-        _rstar_insert(slots[i], 0, M, m, p, box, level, count, parent, child, meta, free, leaf_of, elem_boxes,
-                      log, stats, qe, ql)
+        rec[1][STAT_LOGGED] = 0
+        rstar_insert(tr, slots[i], 0, rule, rec, queue)
     return slots.shape[0]
 
 
@@ -259,11 +329,18 @@ class RStarTree(RTree):
 
     Raises
     ------
-    TypeError, ValueError
-        Bad parameters.
+    ValueError
+        Bad parameters (the message names the parameter), and everything
+        :class:`~lessons_lib.base.BroadPhase` refuses: bad boxes, duplicate ids.
+    KeyError
+        An unknown id on remove or update.
 
     Notes
     -----
+    Coordinates: any finite float64, from denormals to the float limit, in
+    one tree (areas, margins and overlaps too large or too small to compute
+    as they are are compared on boxes mapped onto the unit square).
+
     ChooseSubtree costs O(M^2) at the level above the target (overlap of each
     candidate with its siblings); the split O(M log M). Forced reinsertion
     makes an insert cost up to ``p`` more inserts, in exchange for less
@@ -272,9 +349,18 @@ class RStarTree(RTree):
 
     References
     ----------
-    N. Beckmann, H.-P. Kriegel, R. Schneider, B. Seeger, "The R*-tree: an
-    efficient and robust access method for points and rectangles", Proc. ACM
-    SIGMOD 1990, pp. 322-331.
+    [Beckmann1990] N. Beckmann, H.-P. Kriegel, R. Schneider, B. Seeger, "The
+    R*-tree: an efficient and robust access method for points and
+    rectangles", Proc. ACM SIGMOD 1990, pp. 322-331.
+
+    Examples
+    --------
+    >>> from lessons_lib import make_scene, brute_force_pairs
+    >>> boxes = make_scene("clustered", 300, seed=1)
+    >>> t = RStarTree.from_boxes(boxes, max_entries=8)
+    >>> bool((t.pairs() == brute_force_pairs(boxes)).all()), t.reinsertions > 0
+    (True, True)
+    >>> t.check_invariants()
     """
 
     def __init__(self, *, world=None, max_entries: int = 16, min_entries: int | None = None,
@@ -285,33 +371,31 @@ class RStarTree(RTree):
         self.reinsert_count = min(int(round(self.reinsert_fraction * M)), M + 1 - self.min_entries)
         self.split = "rstar"
 
-    def _queue(self):
-        n = (self.height + 3) * (self.reinsert_count + 1) + 1
-        return np.empty(n, np.int64), np.empty(n, np.int64)
+    def _rule(self) -> tuple:
+        return self.max_entries, self.min_entries, self.reinsert_count
+
+    def _queue(self, factor: int = 1) -> np.ndarray:
+        """Room for one insertion's cascade of reinsertions (``factor`` times over)."""
+        return np.empty((factor * ((self.height + 3) * (self.reinsert_count + 1) + 1), 2), np.int64)
 
     def _insert_entry(self, entry, box, target_level):
         self._prepare(extra_nodes=(self.height + 3) * (self.reinsert_count + 2))
-        qe, ql = self._queue()
-        _rstar_insert(entry, target_level, self.max_entries, self.min_entries, self.reinsert_count, *self._args(),
-                      self.leaf_of, self.elements.boxes, self._log, self._stats, qe, ql)
+        rstar_insert(self._tree(), entry, target_level, self._rule(), (self._log, self._stats), self._queue())
 
     def _build(self, slots):
         if len(slots) == 0:
             return
-        extra = 2 * len(slots) // max(1, self.min_entries) + 64
+        extra = 2 * len(slots) // max(1, self.min_entries) + (self.height + 3) * (self.reinsert_count + 2)
         done = 0
-        while done < len(slots):  # the kernel stops early when it needs more nodes
+        while done < len(slots):  # the kernel stops early when it needs more nodes or a longer queue
             self._prepare(extra_nodes=extra)
             extra = self.nodes.capacity
-            qe, ql = self._queue()
-            qe, ql = np.empty(2 * len(qe), np.int64), np.empty(2 * len(ql), np.int64)
-            done = _rstar_insert_many(slots, done, self.max_entries, self.min_entries, self.reinsert_count,
-                                      *self._args(), self.leaf_of, self.elements.boxes, self._log, self._stats, qe, ql)
+            done = _insert_slots(self._tree(), slots, done, self._rule(), (self._log, self._stats), self._queue(2))
 
     @property
     def reinsertions(self) -> int:
         """Entries reinserted by forced reinsertion since the tree was made."""
-        return int(self._stats[2])
+        return int(self._stats[STAT_REINSERTED])
 
     def __repr__(self):
         return (f"RStarTree(n={len(self)}, M={self.max_entries}, m={self.min_entries}, "

@@ -1,33 +1,41 @@
 """Guttman's R-tree: nodes that cover only what they hold, kept balanced by splitting.
 
-An R-tree (Guttman 1984) is a B-tree of rectangles. Every node stores the
+An R-tree ([Guttman1984]) is a B-tree of rectangles. Every node stores the
 bounding box of its entries; a leaf's entries are elements, an internal node's
 entries are nodes. All leaves sit at the same depth, every node except the
 root holds between ``m`` and ``M`` entries. Unlike a quadtree, a node does not
 own a fixed piece of the plane: its box is exactly as large as what it holds,
 and sibling boxes may overlap.
 
-The module reads like lesson 09:
+The module reads like lesson 09 and the paper, one function per step:
 
 1. data layout: :class:`~lessons_lib.structures.rtree_nodes.NodeArrays` (shared with the
    other trees) plus ``leaf_of``, the leaf that holds each element slot;
-2. insert: ChooseLeaf (least enlargement, ties: smaller area), add the entry,
-   enlarge the boxes on the way up (AdjustTree), split an overfull node and
-   propagate the split upwards, growing a new root when the root splits;
-3. the split heuristics: ``"exhaustive"`` (every partition, small ``M`` only),
-   ``"quadratic"`` and ``"linear"``;
-4. remove: take the entry out of its leaf, CondenseTree (dissolve underfull
-   nodes on the path to the root, collect their entries), reinsert the orphaned
-   entries at their own level, shorten the tree while the root has one child;
+2. insert: :func:`choose_leaf` (least enlargement, ties: smaller area), add the
+   entry, enlarge the boxes on the way up, then :func:`adjust_tree`: split an
+   overfull node (:func:`split_node`) and carry the split upwards, growing a
+   new root when the root splits;
+3. SplitNode's heuristics: ``"quadratic"`` (:func:`pick_seeds_quadratic`, then
+   PickNext), ``"linear"`` (linear PickSeeds, then entries in order) and
+   ``"exhaustive"`` (every partition, small ``M`` only);
+4. remove: :func:`condense_tree` takes the entry out and dissolves underfull
+   nodes on the path to the root; their entries are inserted again at their
+   own level, and the tree is shortened while the root has one child;
 5. query and pairs: the shared pruned kernels of :mod:`lessons_lib.structures.rtree_nodes`.
 
-Source: A. Guttman, "R-trees: a dynamic index structure for spatial
-searching", SIGMOD 1984; the R-tree section of the broad-phase article by
-magley (2026, [magley2026]), whose benchmark R-tree did
-not prune internal nodes and looked slow for it: ours enters a child only when
-its box meets the query.
+Kernels take the tree as one tuple ``(node arrays, leaf_of, element boxes)``
+and the split rule as ``(heuristic, M, m)``. Areas are compared on boxes
+mapped onto the unit square when they are too large or too small to multiply
+(:func:`~lessons_lib.structures.rtree_nodes.fit_exponent`): the same decisions
+at ordinary scales, no inf or NaN at any scale.
+
+Sources: [Guttman1984]; the R-tree section of [magley2026], whose benchmark
+R-tree did not prune internal nodes and looked slow for it: ours enters a
+child only when its box meets the query.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -35,19 +43,30 @@ from ..base import BroadPhase, register
 from ..core.jit import njit
 from ..core.params import check_choice, check_int
 from .rtree_nodes import (
+    FREED,
+    ROOT,
+    USED,
     NodeArrays,
     NodeViews,
+    add_entry,
     alloc_node,
     check_tree,
+    entry_boxes,
+    fit_exponent,
+    fit_rows,
     free_node,
     query_with_visits,
     recompute_box,
+    take_entry,
+    to_unit,
     tree_pairs,
+    unit_boxes,
 )
 
 __all__ = [
     "RTree",
     "SPLITS",
+    "LOG_COLS",
     "split_entries",
     "enlargement",
     "pick_seeds_quadratic",
@@ -55,11 +74,16 @@ __all__ = [
 ]
 
 #: Split heuristics by name, and their kernel codes.
-SPLITS = {"exhaustive": 0, "quadratic": 1, "linear": 2}
+EXHAUSTIVE, QUADRATIC, LINEAR = 0, 1, 2
+SPLITS = {"exhaustive": EXHAUSTIVE, "quadratic": QUADRATIC, "linear": LINEAR}
 #: Largest ``max_entries`` for the exhaustive split (2**M partitions).
 EXHAUSTIVE_MAX = 12
-#: Columns of the split log: level, node, new node, seed A box (4), seed B box (4).
-LOG_COLS = 11
+#: Columns of the split log (``RTree.last_splits``): level, node, new node, seed A box, seed B box.
+LOG_LEVEL, LOG_NODE, LOG_NEW_NODE, LOG_SEED_A, LOG_SEED_B, LOG_COLS = 0, 1, 2, 3, 7, 11
+#: Counters in ``stats``: splits logged during this insert, splits in all, entries force-reinserted (R*).
+STAT_LOGGED, STAT_SPLITS, STAT_REINSERTED = 0, 1, 2
+#: Columns of CondenseTree's orphans: the entry, and the level it is to be reinserted at.
+ORPHAN_ENTRY, ORPHAN_LEVEL = 0, 1
 
 
 # --------------------------------------------------------------------------
@@ -71,47 +95,108 @@ def box_area(x0, y0, x1, y1):
 
 
 @njit
-def _enlarge_cost(b, i, x0, y0, x1, y1):
-    """Area added to box ``(x0..y1)`` by including row ``i`` of ``b``."""
-    return box_area(min(x0, b[i, 0]), min(y0, b[i, 1]), max(x1, b[i, 2]), max(y1, b[i, 3])) - box_area(x0, y0, x1, y1)
+def enlarged_by(x0, y0, x1, y1, q0, q1, q2, q3):
+    """Area the box ``(x0, y0, x1, y1)`` gains by taking in ``(q0, q1, q2, q3)``."""
+    return box_area(min(x0, q0), min(y0, q1), max(x1, q2), max(y1, q3)) - box_area(x0, y0, x1, y1)
 
 
 def enlargement(box, entry) -> float:
     """Area by which ``box`` must grow to cover ``entry`` (both ``[xmin, ymin, xmax, ymax]``), in square units.
 
-    The quantity ChooseLeaf minimises. 0 when ``entry`` is already inside ``box``.
+    The quantity ChooseLeaf minimises. 0 when ``entry`` is already inside
+    ``box``; ``inf`` only when the true value is beyond the float range.
+
+    >>> enlargement([0, 0, 2, 2], [2, 0, 4, 2])
+    4.0
+    >>> enlargement([0, 0, 1e308, 1e308], [0, 0, 1.2e308, 1e308]) == float("inf")
+    True
     """
-    b = np.asarray(box, np.float64)
-    e = np.asarray(entry, np.float64).reshape(1, 4)
-    return float(_enlarge_cost(e, 0, b[0], b[1], b[2], b[3]))
+    b = [float(v) for v in box]
+    q = [float(v) for v in entry]
+    x0, y0, x1, y1 = min(b[0], q[0]), min(b[1], q[1]), max(b[2], q[2]), max(b[3], q[3])
+    e = fit_exponent(x0, y0, x1, y1)
+    if e == 0:
+        return float(enlarged_by(*b, *q))
+    grown = enlarged_by(*[to_unit(v, o, e) for v, o in zip(b + q, (x0, y0) * 4)])
+    try:
+        return math.ldexp(grown, 2 * e)
+    except OverflowError:  # the true value is beyond the float range
+        return math.inf
 
 
 # --------------------------------------------------------------------------
 # ChooseLeaf
 # --------------------------------------------------------------------------
-@njit
-def _choose_least_enlargement(root, target_level, e, box, level, count, child):
-    """From the root, descend to the node at ``target_level`` needing the least enlargement.
+@njit(inline="always")
+def least_enlargement(src, rows, v, n, q0, q1, q2, q3):
+    """Position ``t < n`` of the box ``src[rows[v, t]]`` that grows least to take in ``q`` (ties: smaller area, CL3).
 
-    Ties go to the child with the smaller area (Guttman's CL3).
+    ``rows`` is 2-D (a node's children are row ``v`` of ``child``): passing a
+    row as a view would cost a reference count per call.
     """
-    v = root
+    best, best_cost, best_area = 0, np.inf, np.inf
+    for t in range(n):
+        r = rows[v, t]
+        a = box_area(src[r, 0], src[r, 1], src[r, 2], src[r, 3])
+        cost = enlarged_by(src[r, 0], src[r, 1], src[r, 2], src[r, 3], q0, q1, q2, q3)
+        if cost < best_cost or (cost == best_cost and a < best_area):
+            best, best_cost, best_area = t, cost, a
+    return best
+
+
+@njit
+def children_on_unit_square(nd, v, e):
+    """The boxes of node ``v``'s children and, in the last row, ``e``, mapped onto the unit square.
+
+    Used when their areas cannot be computed as they are (huge or tiny
+    boxes); returns the rows and the identity index into them (one row of ``n``).
+    """
+    box, count, child = nd[0], nd[2], nd[4]
+    n = count[v]
+    b = np.empty((n + 1, 4), np.float64)
+    rows = np.empty((1, n), np.int64)  # built in a loop: reshape would compile its error path
+    for t in range(n):
+        b[t] = box[child[v, t]]
+        rows[0, t] = t
+    b[n] = e
+    x0, y0 = min(box[v, 0], e[0]), min(box[v, 1], e[1])
+    fit_rows(b, n + 1, fit_exponent(x0, y0, max(box[v, 2], e[2]), max(box[v, 3], e[3])), x0, y0)
+    return b, rows
+
+
+@njit(inline="always")
+def needs_unit_square(nd, v, e):
+    """Would areas of node ``v``'s children grown by ``e`` overflow or underflow as they are?
+
+    Asked at every level of a descent: a node below a safe root cannot
+    overflow, but its (smaller) boxes may still underflow.
+    """
+    box = nd[0]
+    return fit_exponent(min(box[v, 0], e[0]), min(box[v, 1], e[1]), max(box[v, 2], e[2]), max(box[v, 3], e[3])) != 0
+
+
+@njit
+def choose_leaf(nd, e, target_level):
+    """From the root, descend to the node at ``target_level`` whose box needs the least enlargement for ``e``.
+
+    At each level the children's areas are compared as they are, or on the
+    unit square when they would overflow or underflow (:func:`needs_unit_square`).
+    """
+    box, level, count, child, meta = nd[0], nd[1], nd[2], nd[4], nd[5]
+    v = meta[ROOT]
     while level[v] > target_level:
-        best = -1
-        best_cost = np.inf
-        best_area = np.inf
-        for t in range(count[v]):
-            c = child[v, t]
-            a = box_area(box[c, 0], box[c, 1], box[c, 2], box[c, 3])
-            cost = _enlarge_cost(e, 0, box[c, 0], box[c, 1], box[c, 2], box[c, 3])
-            if cost < best_cost or (cost == best_cost and a < best_area):
-                best, best_cost, best_area = c, cost, a
-        v = best
+        n = count[v]
+        if needs_unit_square(nd, v, e):
+            b, rows = children_on_unit_square(nd, v, e)
+            t = least_enlargement(b, rows, 0, n, b[n, 0], b[n, 1], b[n, 2], b[n, 3])
+        else:
+            t = least_enlargement(box, child, v, n, e[0], e[1], e[2], e[3])
+        v = child[v, t]
     return v
 
 
 # --------------------------------------------------------------------------
-# Split heuristics: each returns (group of each entry: 0 or 1, seed a, seed b)
+# SplitNode: each heuristic gives the group (0 or 1) of every entry
 # --------------------------------------------------------------------------
 @njit
 def _assign(b, i, group, g, n, gb):
@@ -125,10 +210,15 @@ def _assign(b, i, group, g, n, gb):
 
 
 @njit
+def _growth(gb, g, b, i):
+    """Enlargement of group ``g``'s box by entry ``i``."""
+    return enlarged_by(gb[g, 0], gb[g, 1], gb[g, 2], gb[g, 3], b[i, 0], b[i, 1], b[i, 2], b[i, 3])
+
+
+@njit
 def _better_group(b, i, n, gb):
     """Group whose box grows least to take entry ``i``; ties: smaller area, then fewer entries."""
-    d0 = _enlarge_cost(b, i, gb[0, 0], gb[0, 1], gb[0, 2], gb[0, 3])
-    d1 = _enlarge_cost(b, i, gb[1, 0], gb[1, 1], gb[1, 2], gb[1, 3])
+    d0, d1 = _growth(gb, 0, b, i), _growth(gb, 1, b, i)
     if d0 != d1:
         return 0 if d0 < d1 else 1
     a0 = box_area(gb[0, 0], gb[0, 1], gb[0, 2], gb[0, 3])
@@ -139,8 +229,20 @@ def _better_group(b, i, n, gb):
 
 
 @njit
-def _distribute(b, m, sa, sb, quadratic):
-    """Seeds ``sa``, ``sb`` start the groups; the rest follow Guttman's PickNext (quadratic) or come in order (linear).
+def pick_next(b, group, gb):
+    """Guttman's PickNext: the unassigned entry with the strongest preference for one group."""
+    pick, best = -1, -1.0
+    for i in range(b.shape[0]):
+        if group[i] < 0:
+            diff = abs(_growth(gb, 0, b, i) - _growth(gb, 1, b, i))
+            if diff > best:
+                best, pick = diff, i
+    return pick
+
+
+@njit
+def distribute(b, m, sa, sb, quadratic):
+    """Seeds ``sa``, ``sb`` start the groups; the rest follow PickNext (quadratic) or come in order (linear).
 
     When one group needs every remaining entry to reach ``m``, it gets them all.
     """
@@ -148,10 +250,8 @@ def _distribute(b, m, sa, sb, quadratic):
     group = np.full(k, -1, np.int64)
     n = np.zeros(2, np.int64)
     gb = np.empty((2, 4), np.float64)
-    gb[:, 0] = np.inf
-    gb[:, 1] = np.inf
-    gb[:, 2] = -np.inf
-    gb[:, 3] = -np.inf
+    gb[:, :2] = np.inf
+    gb[:, 2:] = -np.inf
     _assign(b, sa, group, 0, n, gb)
     _assign(b, sb, group, 1, n, gb)
     left = k - 2
@@ -164,45 +264,34 @@ def _distribute(b, m, sa, sb, quadratic):
                 left = 0
         if left == 0:
             break
-        pick = -1
-        if quadratic:  # PickNext: the entry with the strongest preference for one group
-            best = -1.0
-            for i in range(k):
-                if group[i] < 0:
-                    d0 = _enlarge_cost(b, i, gb[0, 0], gb[0, 1], gb[0, 2], gb[0, 3])
-                    d1 = _enlarge_cost(b, i, gb[1, 0], gb[1, 1], gb[1, 2], gb[1, 3])
-                    if abs(d0 - d1) > best:
-                        best = abs(d0 - d1)
-                        pick = i
+        if quadratic:
+            pick = pick_next(b, group, gb)
         else:
-            for i in range(k):
-                if group[i] < 0:
-                    pick = i
-                    break
+            pick = 0
+            while group[pick] >= 0:
+                pick += 1
         _assign(b, pick, group, _better_group(b, pick, n, gb), n, gb)
         left -= 1
     return group
 
 
 @njit
-def _quadratic_seeds(b):
-    """The two entries that would waste the most area together: max area(J) - area(E1) - area(E2)."""
-    k = b.shape[0]
+def quadratic_seeds(b):
+    """Quadratic PickSeeds: the two entries that would waste the most area together, area(J) - area(E1) - area(E2)."""
     sa, sb = 0, 1
     worst = -np.inf
-    for i in range(k):
-        ai = box_area(b[i, 0], b[i, 1], b[i, 2], b[i, 3])
-        for j in range(i + 1, k):
+    for i in range(b.shape[0]):
+        for j in range(i + 1, b.shape[0]):
             aj = box_area(b[j, 0], b[j, 1], b[j, 2], b[j, 3])
-            d = _enlarge_cost(b, j, b[i, 0], b[i, 1], b[i, 2], b[i, 3]) - aj  # area(J) - area(i) - area(j)
+            d = enlarged_by(b[i, 0], b[i, 1], b[i, 2], b[i, 3], b[j, 0], b[j, 1], b[j, 2], b[j, 3]) - aj
             if d > worst:
                 worst, sa, sb = d, i, j
     return sa, sb
 
 
 @njit
-def _linear_seeds(b):
-    """Along each axis, the entry with the highest low side and the one with the lowest high side.
+def linear_seeds(b):
+    """Linear PickSeeds: along each axis, the entry with the highest low side and the one with the lowest high side.
 
     Their separation, divided by the width of the whole set on that axis, picks
     the axis with the most extreme pair (Guttman's LPS1-LPS3).
@@ -229,25 +318,21 @@ def _linear_seeds(b):
             sep = sep / width
         if sep > best_sep:
             best_sep, sa, sb = sep, lo_high, hi_low
-    if sa > sb:
-        sa, sb = sb, sa
-    return sa, sb
+    return min(sa, sb), max(sa, sb)
 
 
 @njit
-def _exhaustive_split(b, m):
+def exhaustive_split(b, m):
     """Every partition into two groups of at least ``m``: the one with the least total area (ties: overlap)."""
     k = b.shape[0]
     best_mask = -1
     best_area = np.inf
     best_ov = np.inf
+    g = np.empty((2, 4))
     for mask in range(1 << (k - 1)):  # entry 0 always in group 0: each partition once
         n1 = 0
-        g = np.zeros((2, 4))
-        g[:, 0] = np.inf
-        g[:, 1] = np.inf
-        g[:, 2] = -np.inf
-        g[:, 3] = -np.inf
+        g[:, :2] = np.inf
+        g[:, 2:] = -np.inf
         for i in range(k):
             s = (mask >> (i - 1)) & 1 if i > 0 else 0
             n1 += s
@@ -270,15 +355,13 @@ def _exhaustive_split(b, m):
 
 
 @njit
-def _split_groups(b, m, kind):
-    """Group (0/1) of each of the ``M + 1`` entries, and the two seeds (-1 for the exhaustive split)."""
-    if kind == 0:
-        return _exhaustive_split(b, m), -1, -1
-    if kind == 1:
-        sa, sb = _quadratic_seeds(b)
-    else:
-        sa, sb = _linear_seeds(b)
-    return _distribute(b, m, sa, sb, kind == 1), sa, sb
+def split_groups(b, m, heuristic):
+    """Group (0/1) of each of the ``M + 1`` entries with boxes ``b``, and the two seeds (-1 for the exhaustive split)."""
+    u = unit_boxes(b)
+    if heuristic == EXHAUSTIVE:
+        return exhaustive_split(u, m), -1, -1
+    sa, sb = quadratic_seeds(u) if heuristic == QUADRATIC else linear_seeds(u)
+    return distribute(u, m, sa, sb, heuristic == QUADRATIC), sa, sb
 
 
 def count_splits(max_entries: int, min_entries: int = 1) -> int:
@@ -286,12 +369,13 @@ def count_splits(max_entries: int, min_entries: int = 1) -> int:
 
     ``sum(C(M + 1, k) for k in [m, M + 1 - m]) / 2``: with ``m = 1`` that is
     ``2**M - 1``, which is why the exhaustive split is only for tiny nodes.
-    """
-    from math import comb
 
+    >>> count_splits(4), count_splits(4, 2)
+    (15, 10)
+    """
     M = check_int("max_entries", max_entries, 1)
     m = check_int("min_entries", min_entries, 1, (M + 1) // 2)
-    return sum(comb(M + 1, k) for k in range(m, M + 2 - m)) // 2
+    return sum(math.comb(M + 1, k) for k in range(m, M + 2 - m)) // 2
 
 
 def split_entries(boxes, min_entries: int, method: str = "quadratic") -> np.ndarray:
@@ -319,7 +403,7 @@ def split_entries(boxes, min_entries: int, method: str = "quadratic") -> np.ndar
     Notes
     -----
     Exhaustive: O(2^k k), the exact minimum of total area. Quadratic: O(k^2).
-    Linear: O(k) seeds plus O(k) assignment. (Guttman 1984, section 3.5.)
+    Linear: O(k) seeds plus O(k) assignment. ([Guttman1984], section 3.5.)
     """
     b = np.ascontiguousarray(boxes, np.float64).reshape(-1, 4)
     method = check_choice("split method", method, tuple(SPLITS))
@@ -328,7 +412,7 @@ def split_entries(boxes, min_entries: int, method: str = "quadratic") -> np.ndar
     m = check_int("min_entries", min_entries, 1, len(b) // 2)
     if method == "exhaustive" and len(b) > EXHAUSTIVE_MAX + 1:
         raise ValueError(f"the exhaustive split is for at most {EXHAUSTIVE_MAX + 1} boxes, got {len(b)}")
-    return _split_groups(b, m, SPLITS[method])[0]
+    return split_groups(b, m, SPLITS[method])[0]
 
 
 def pick_seeds_quadratic(boxes) -> tuple[int, int]:
@@ -336,38 +420,17 @@ def pick_seeds_quadratic(boxes) -> tuple[int, int]:
     b = np.ascontiguousarray(boxes, np.float64).reshape(-1, 4)
     if len(b) < 2:
         raise ValueError(f"PickSeeds needs at least 2 boxes, got {len(b)}")
-    sa, sb = _quadratic_seeds(b)
+    sa, sb = quadratic_seeds(unit_boxes(b))
     return int(sa), int(sb)
 
 
 # --------------------------------------------------------------------------
-# Insert: ChooseLeaf, add, AdjustTree, split and propagate
+# Insert: ChooseLeaf, add, enlarge the path, AdjustTree with SplitNode
 # --------------------------------------------------------------------------
-@njit
-def entry_boxes(v, box, level, count, child, elem_boxes):
-    """``(count, 4)`` boxes of the entries of node ``v``."""
-    n = count[v]
-    out = np.empty((n, 4), np.float64)
-    src = elem_boxes if level[v] == 0 else box
-    for t in range(n):
-        out[t] = src[child[v, t]]
-    return out
-
-
-@njit
-def add_entry(v, entry, box, level, count, parent, child, leaf_of):
-    """Append ``entry`` to node ``v`` and point it back at ``v`` (box not updated)."""
-    child[v, count[v]] = entry
-    count[v] += 1
-    if level[v] == 0:
-        leaf_of[entry] = v
-    else:
-        parent[entry] = v
-
-
-@njit
-def enlarge_path(v, e, box, parent):
-    """AdjustTree for an insert: grow ``v`` and its ancestors to cover ``e`` ((4,) box)."""
+@njit(inline="always")
+def enlarge_path(nd, v, e):
+    """Grow node ``v`` and its ancestors to cover the box ``e`` ((4,) array)."""
+    box, parent = nd[0], nd[3]
     while v >= 0:
         box[v, 0] = min(box[v, 0], e[0])
         box[v, 1] = min(box[v, 1], e[1])
@@ -377,100 +440,91 @@ def enlarge_path(v, e, box, parent):
 
 
 @njit
-def apply_split(v, group, box, level, count, parent, child, meta, free, leaf_of, elem_boxes):
+def log_split(rec, lvl, v, nn, b, sa, sb):
+    """Record a split (for the lesson's stepper): level, nodes, and the seed boxes (NaN when there are none)."""
+    log, stats = rec
+    r = stats[STAT_LOGGED]
+    if r < log.shape[0]:
+        log[r, LOG_LEVEL] = lvl
+        log[r, LOG_NODE] = v
+        log[r, LOG_NEW_NODE] = nn
+        for c in range(4):
+            log[r, LOG_SEED_A + c] = b[sa, c] if sa >= 0 else np.nan
+            log[r, LOG_SEED_B + c] = b[sb, c] if sb >= 0 else np.nan
+        stats[STAT_LOGGED] += 1
+    stats[STAT_SPLITS] += 1
+
+
+@njit
+def apply_split(tr, v, group):
     """Keep group 0 in ``v``, move group 1 to a new sibling; recompute both boxes. Returns the sibling."""
+    nd, leaf_of, eb = tr
+    count, child = nd[2], nd[4]
     n = count[v]
     ent = child[v, :n].copy()
-    nn = alloc_node(level[v], box, level, count, parent, meta, free)
+    nn = alloc_node(nd, nd[1][v])
     count[v] = 0
     for t in range(n):
-        add_entry(v if group[t] == 0 else nn, ent[t], box, level, count, parent, child, leaf_of)
-    recompute_box(v, box, level, count, child, elem_boxes)
-    recompute_box(nn, box, level, count, child, elem_boxes)
+        add_entry(nd, leaf_of, v if group[t] == 0 else nn, ent[t])
+    recompute_box(nd, eb, v)
+    recompute_box(nd, eb, nn)
     return nn
 
 
 @njit
-def log_split(log, stats, lvl, v, nn, b, sa, sb):
-    """Record a split (for the Stepper): level, nodes, and the seed boxes (NaN when there are none)."""
-    r = stats[0]
-    if r < log.shape[0]:
-        log[r, 0] = lvl
-        log[r, 1] = v
-        log[r, 2] = nn
-        for c in range(4):
-            log[r, 3 + c] = b[sa, c] if sa >= 0 else np.nan
-            log[r, 7 + c] = b[sb, c] if sb >= 0 else np.nan
-        stats[0] += 1
-    stats[1] += 1
+def split_node(tr, v, m, heuristic, rec):
+    """SplitNode: divide the ``M + 1`` entries of ``v`` by ``heuristic``; returns the new sibling."""
+    nd, leaf_of, eb = tr
+    b = entry_boxes(nd, eb, v)
+    group, sa, sb = split_groups(b, m, heuristic)
+    nn = apply_split(tr, v, group)
+    log_split(rec, nd[1][v], v, nn, b, sa, sb)
+    return nn
 
 
 @njit
-def grow_root(v, nn, box, level, count, parent, child, meta, free, leaf_of, elem_boxes):
+def grow_root(tr, v, nn):
     """The root split into ``v`` and ``nn``: a new root above them, one level higher."""
-    r = alloc_node(level[v] + 1, box, level, count, parent, meta, free)
-    add_entry(r, v, box, level, count, parent, child, leaf_of)
-    add_entry(r, nn, box, level, count, parent, child, leaf_of)
-    recompute_box(r, box, level, count, child, elem_boxes)
-    meta[0] = r
+    nd, leaf_of, eb = tr
+    r = alloc_node(nd, nd[1][v] + 1)
+    add_entry(nd, leaf_of, r, v)
+    add_entry(nd, leaf_of, r, nn)
+    recompute_box(nd, eb, r)
+    nd[5][ROOT] = r
 
 
-@njit
-def _guttman_insert(entry, e, target_level, kind, M, m, box, level, count, parent, child, meta, free,
-                    leaf_of, elem_boxes, log, stats):
-    """Insert ``entry`` (a slot when ``target_level == 0``, else a node) with box ``e`` into a node at ``target_level``."""
-    if meta[0] < 0:
-        meta[0] = alloc_node(0, box, level, count, parent, meta, free)
-    v = _choose_least_enlargement(meta[0], target_level, e.reshape(1, 4), box, level, count, child)
-    add_entry(v, entry, box, level, count, parent, child, leaf_of)
-    enlarge_path(v, e, box, parent)
+@njit(inline="always")
+def adjust_tree(tr, v, rule, rec):
+    """AdjustTree: split ``v`` while it is overfull and hand the new sibling to its parent, up to the root."""
+    nd, leaf_of, eb = tr
+    heuristic, M, m = rule
+    count, parent, meta = nd[2], nd[3], nd[5]
     while count[v] > M:
-        b = entry_boxes(v, box, level, count, child, elem_boxes)
-        group, sa, sb = _split_groups(b, m, kind)
-        nn = apply_split(v, group, box, level, count, parent, child, meta, free, leaf_of, elem_boxes)
-        log_split(log, stats, level[v], v, nn, b, sa, sb)
-        if v == meta[0]:
-            grow_root(v, nn, box, level, count, parent, child, meta, free, leaf_of, elem_boxes)
-            break
-        p = parent[v]
-        add_entry(p, nn, box, level, count, parent, child, leaf_of)
-        v = p
+        nn = split_node(tr, v, m, heuristic, rec)
+        if v == meta[ROOT]:
+            grow_root(tr, v, nn)
+            return
+        add_entry(nd, leaf_of, parent[v], nn)
+        v = parent[v]
 
 
-@njit
-def room_left(level, meta):
-    """Nodes that can still be allocated without growing the arrays."""
-    return level.shape[0] - meta[1] + meta[2]
-
-
-@njit
-def height_of(level, meta):
-    return 0 if meta[0] < 0 else level[meta[0]] + 1
-
-
-@njit
-def _guttman_insert_many(slots, start, kind, M, m, box, level, count, parent, child, meta, free, leaf_of,
-                         elem_boxes, log, stats):
-    """Insert element slots ``slots[start:]`` one after the other (the from_boxes path).
-
-    Returns the index of the first slot not inserted: it stops early when fewer
-    nodes are left than one insert may need, so that the caller can grow the arrays.
-    """
-    for i in range(start, slots.shape[0]):
-        if room_left(level, meta) < 2 * height_of(level, meta) + 4:
-            return i
-        stats[0] = 0
-        s = slots[i]
-        _guttman_insert(s, elem_boxes[s], 0, kind, M, m, box, level, count, parent, child, meta, free,
-                        leaf_of, elem_boxes, log, stats)
-    return slots.shape[0]
+@njit(inline="always")
+def guttman_insert(tr, entry, e, target_level, rule, rec):
+    """Insert ``entry`` (a slot when ``target_level == 0``, else a node) with box ``e`` into a node at ``target_level``."""
+    nd, leaf_of, eb = tr
+    if nd[5][ROOT] < 0:
+        nd[5][ROOT] = alloc_node(nd, 0)
+    v = choose_leaf(nd, e, target_level)
+    add_entry(nd, leaf_of, v, entry)
+    enlarge_path(nd, v, e)
+    adjust_tree(tr, v, rule, rec)
 
 
 # --------------------------------------------------------------------------
 # Remove: CondenseTree
 # --------------------------------------------------------------------------
 @njit
-def condense(slot, m, box, level, count, parent, child, meta, free, leaf_of, elem_boxes, orphans):
+def condense_tree(tr, slot, m, orphans):
     """Take ``slot`` out of its leaf and condense the path to the root.
 
     Each node on the path left with fewer than ``m`` entries is detached from
@@ -478,52 +532,74 @@ def condense(slot, m, box, level, count, parent, child, meta, free, leaf_of, ele
     rows, to be reinserted at that level. Other nodes get their exact box back.
     Returns the number of orphans.
     """
-    leaf = leaf_of[slot]
-    n = count[leaf]
-    for t in range(n):
-        if child[leaf, t] == slot:
-            child[leaf, t] = child[leaf, n - 1]
-            break
-    count[leaf] = n - 1
+    nd, leaf_of, eb = tr
+    level, count, parent, child, meta = nd[1], nd[2], nd[3], nd[4], nd[5]
+    v = leaf_of[slot]
+    take_entry(nd, v, slot)
     leaf_of[slot] = -1
     k = 0
-    v = leaf
-    while v != meta[0]:
+    while v != meta[ROOT]:
         p = parent[v]
         if count[v] < m:
-            np_ = count[p]
-            for t in range(np_):
-                if child[p, t] == v:
-                    child[p, t] = child[p, np_ - 1]
-                    break
-            count[p] = np_ - 1
+            take_entry(nd, p, v)
             for t in range(count[v]):
-                orphans[k, 0] = child[v, t]
-                orphans[k, 1] = level[v]
+                orphans[k, ORPHAN_ENTRY] = child[v, t]
+                orphans[k, ORPHAN_LEVEL] = level[v]
                 k += 1
-            free_node(v, count, parent, meta, free)
+            free_node(nd, v)
         else:
-            recompute_box(v, box, level, count, child, elem_boxes)
+            recompute_box(nd, eb, v)
         v = p
-    recompute_box(meta[0], box, level, count, child, elem_boxes)
+    recompute_box(nd, eb, meta[ROOT])
     return k
 
 
 @njit
-def shorten(box, level, count, parent, child, meta, free):
+def shorten(nd):
     """While the root is an internal node with one child, that child becomes the root; an empty leaf root goes."""
-    while meta[0] >= 0:
-        r = meta[0]
+    level, count, parent, child, meta = nd[1], nd[2], nd[3], nd[4], nd[5]
+    while meta[ROOT] >= 0:
+        r = meta[ROOT]
         if level[r] > 0 and count[r] == 1:
             c = child[r, 0]
-            free_node(r, count, parent, meta, free)
+            free_node(nd, r)
             parent[c] = -1
-            meta[0] = c
+            meta[ROOT] = c
         elif level[r] == 0 and count[r] == 0:
-            free_node(r, count, parent, meta, free)
-            meta[0] = -1
+            free_node(nd, r)
+            meta[ROOT] = -1
         else:
             break
+
+
+# --------------------------------------------------------------------------
+# Growth plumbing: a bulk loop that stops when the node arrays run short
+# --------------------------------------------------------------------------
+@njit
+def nodes_left(nd):
+    """Nodes that can still be allocated without growing the arrays."""
+    return nd[1].shape[0] - nd[5][USED] + nd[5][FREED]
+
+
+@njit
+def tree_height(nd):
+    return 0 if nd[5][ROOT] < 0 else nd[1][nd[5][ROOT]] + 1
+
+
+@njit
+def _insert_slots(tr, slots, start, rule, rec):
+    """Insert element slots ``slots[start:]`` one after the other (the from_boxes path).
+
+    Returns the index of the first slot not inserted: it stops early when fewer
+    nodes are left than one insert may need, so that the caller can grow the arrays.
+    """
+    nd, leaf_of, eb = tr
+    for i in range(start, slots.shape[0]):
+        if nodes_left(nd) < 2 * tree_height(nd) + 4:
+            return i
+        rec[1][STAT_LOGGED] = 0
+        guttman_insert(tr, slots[i], eb[slots[i]], 0, rule, rec)
+    return slots.shape[0]
 
 
 # --------------------------------------------------------------------------
@@ -536,23 +612,32 @@ class RTree(NodeViews, BroadPhase):
     Parameters
     ----------
     world : array_like, shape (4,), optional
-        Only a hint (the tree adapts to the boxes); see :class:`BroadPhase`.
+        Only a hint (the tree adapts to the boxes); see :class:`~lessons_lib.base.BroadPhase`.
     max_entries : int, default 16
         ``M``, the fan-out: most entries a node holds (>= 2; at most
         ``EXHAUSTIVE_MAX`` = 12 with ``split="exhaustive"``).
     min_entries : int, optional
         ``m``, the fewest entries a non-root node holds, ``1 <= m <= M // 2``.
-        Default 40 % of ``M`` rounded, within ``[1, M // 2]`` (40 %, the value Beckmann et al. found best).
+        Default 40 % of ``M`` rounded, within ``[1, M // 2]`` (the value
+        [Beckmann1990] found best).
     split : {"quadratic", "linear", "exhaustive"}, default "quadratic"
         How an overfull node of ``M + 1`` entries is split.
 
     Raises
     ------
-    TypeError, ValueError
-        Bad parameters (the message names the value).
+    ValueError
+        Bad parameters (the message names the parameter), and everything
+        :class:`~lessons_lib.base.BroadPhase` refuses: bad boxes, duplicate ids.
+    KeyError
+        An unknown id on remove or update.
 
     Notes
     -----
+    Coordinates: any finite float64, from denormals to the float limit, in
+    one tree. Areas too large or too small to multiply are compared on boxes
+    mapped onto the unit square by a power of two, so no decision sees an
+    inf or a NaN.
+
     Insert: O(M log_m n) to choose the leaf plus the split cost (quadratic
     O(M^2), linear O(M), exhaustive O(2^M M)) at each level that overflows.
     Remove: O(log n) plus reinsertion of at most ``(m - 1) * height`` orphans.
@@ -564,8 +649,20 @@ class RTree(NodeViews, BroadPhase):
 
     References
     ----------
-    A. Guttman, "R-trees: a dynamic index structure for spatial searching",
-    Proc. ACM SIGMOD 1984, pp. 47-57.
+    [Guttman1984] A. Guttman, "R-trees: a dynamic index structure for spatial
+    searching", Proc. ACM SIGMOD 1984, pp. 47-57.
+
+    Examples
+    --------
+    >>> t = RTree(max_entries=4)
+    >>> for i, b in enumerate([[0, 0, 2, 2], [1, 1, 3, 3], [5, 5, 6, 6], [2, 0, 4, 1], [7, 0, 8, 1]]):
+    ...     t.insert(i, b)
+    >>> t.height, t.pairs().tolist()
+    (2, [[0, 1], [0, 3], [1, 3]])
+    >>> t.query([5.5, 5.5, 9, 9]).tolist()
+    [2]
+    >>> t.remove(2); len(t)
+    4
     """
 
     split_methods = tuple(SPLITS)
@@ -580,7 +677,7 @@ class RTree(NodeViews, BroadPhase):
         self.nodes = NodeArrays(M + 1)
         self.leaf_of = np.full(16, -1, np.int64)
         self._log = np.zeros((64, LOG_COLS))
-        self._stats = np.zeros(4, np.int64)  # splits logged this insert, splits total, reinserts total
+        self._stats = np.zeros(4, np.int64)  # indexed by STAT_LOGGED, STAT_SPLITS, STAT_REINSERTED
         self.last_splits = np.zeros((0, LOG_COLS))
 
     def _set_split(self, split, M):
@@ -588,73 +685,65 @@ class RTree(NodeViews, BroadPhase):
         if split == "exhaustive" and M > EXHAUSTIVE_MAX:
             raise ValueError(f"split='exhaustive' tries 2**M partitions: max_entries must be <= {EXHAUSTIVE_MAX}, got {M}")
         self.split = split
-        self._kind = SPLITS[split]
+        self._heuristic = SPLITS[split]
 
-    # -- data layout helpers ----------------------------------------------
     @property
     def height(self) -> int:
         """Levels from the root to the leaves (0 when empty)."""
         return self.nodes.height()
 
+    # -- growth: room before a kernel runs --------------------------------
     def _prepare(self, extra_nodes: int | None = None) -> None:
+        """Grow ``leaf_of`` to the element table and the node arrays by ``extra_nodes`` (default: one insert's worth)."""
         cap = self.elements.capacity
         if len(self.leaf_of) < cap:
             self.leaf_of = np.concatenate([self.leaf_of, np.full(cap - len(self.leaf_of), -1, np.int64)])
         self.nodes.reserve((self.height + 3) * 2 if extra_nodes is None else extra_nodes)
 
-    def _args(self):
-        nd = self.nodes
-        return nd.box, nd.level, nd.count, nd.parent, nd.child, nd.meta, nd.free
+    def _tree(self) -> tuple:
+        """What the kernels take: ``(node arrays, leaf_of, element boxes)`` (fetch again after growing)."""
+        return self.nodes.arrays, self.leaf_of, self.elements.boxes
+
+    def _rule(self) -> tuple:
+        return self._heuristic, self.max_entries, self.min_entries
+
+    def _in_rounds(self, kernel, slots, extra: int, *args) -> None:
+        """Run a bulk kernel until it has done every slot, growing the arrays whenever it stops short."""
+        done = 0
+        while done < len(slots):
+            self._prepare(extra_nodes=extra)
+            extra = self.nodes.capacity
+            done = kernel(self._tree(), slots, done, *args)
 
     # -- insert -----------------------------------------------------------
     def _insert_entry(self, entry: int, box: np.ndarray, target_level: int) -> None:
         """Insert an element slot (level 0) or a detached node (level >= 1) with its box."""
         self._prepare()
-        _guttman_insert(entry, np.asarray(box, np.float64), target_level, self._kind, self.max_entries,
-                        self.min_entries, *self._args(), self.leaf_of, self.elements.boxes, self._log, self._stats)
+        guttman_insert(self._tree(), entry, np.asarray(box, np.float64), target_level, self._rule(),
+                       (self._log, self._stats))
 
     def _insert(self, slot, box):
-        self._stats[0] = 0
+        self._stats[STAT_LOGGED] = 0
         self._insert_entry(slot, box, 0)
-        self.last_splits = self._log[: self._stats[0]].copy()
+        self.last_splits = self._log[: self._stats[STAT_LOGGED]].copy()
 
     def _build(self, slots):
-        if len(slots) == 0:
-            return
-        extra = 2 * len(slots) // max(1, self.min_entries) + 8
-        done = 0
-        while done < len(slots):  # the kernel stops early when it needs more nodes
-            self._prepare(extra_nodes=extra)
-            extra = self.nodes.capacity
-            done = _guttman_insert_many(slots, done, self._kind, self.max_entries, self.min_entries, *self._args(),
-                                        self.leaf_of, self.elements.boxes, self._log, self._stats)
+        if len(slots):
+            self._in_rounds(_insert_slots, slots, 2 * len(slots) // max(1, self.min_entries) + 8, self._rule(),
+                            (self._log, self._stats))
 
     # -- remove -----------------------------------------------------------
     def _remove(self, slot, box):
-        nd = self.nodes
         orphans = np.empty(((self.height + 1) * self.max_entries, 2), np.int64)
-        k = condense(slot, self.min_entries, *self._args(), self.leaf_of, self.elements.boxes, orphans)
+        k = condense_tree(self._tree(), slot, self.min_entries, orphans)
         for entry, lvl in orphans[:k].tolist():
-            src = self.elements.boxes if lvl == 0 else nd.box
+            src = self.elements.boxes if lvl == 0 else self.nodes.box
             self._insert_entry(entry, src[entry].copy(), lvl)
-        shorten(nd.box, nd.level, nd.count, nd.parent, nd.child, nd.meta, nd.free)
+        shorten(self.nodes.arrays)
 
     # -- query and pairs --------------------------------------------------
     def _query(self, box):
         return query_with_visits(self.nodes, self.elements.boxes, box)[0]
-
-    def query_visits(self, box) -> tuple[np.ndarray, int]:
-        """Like :meth:`query`, plus the number of nodes the search entered.
-
-        Returns
-        -------
-        ids : numpy.ndarray, int64, sorted
-        visits : int
-        """
-        from ..geometry import as_box
-
-        slots, visits = query_with_visits(self.nodes, self.elements.boxes, as_box(box, name="query box"))
-        return np.sort(self.elements.ids[slots]), visits
 
     def _pairs(self):
         return tree_pairs(self.nodes, self.elements.boxes)
@@ -675,5 +764,3 @@ class RTree(NodeViews, BroadPhase):
     def __repr__(self):
         return (f"{type(self).__name__}(n={len(self)}, M={self.max_entries}, m={self.min_entries}, "
                 f"split={self.split!r}, height={self.height}, nodes={self.nodes.n_nodes()})")
-
-

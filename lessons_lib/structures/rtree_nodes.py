@@ -2,11 +2,11 @@
 
 :class:`~lessons_lib.structures.rtree.RTree`, :class:`~lessons_lib.structures.rstar_tree.RStarTree`,
 :class:`~lessons_lib.structures.bulk_rtree.BulkRTree` and :class:`~lessons_lib.structures.kdtree.KDTree`
-all keep their nodes in the same flat arrays and answer queries and pairs with
-the same two compiled kernels. Only the way nodes are *made* differs: insertion
-and splitting (Guttman 1984; Beckmann et al. 1990), packing (Roussopoulos and
-Leifker 1985; Leutenegger et al. 1997; Kamel and Faloutsos 1994) or median
-splits (Bentley 1975).
+all keep their nodes in the same flat arrays and answer queries, pairs and
+nearest neighbours with the same compiled kernels. Only the way nodes are
+*made* differs: insertion and splitting ([Guttman1984], [Beckmann1990]),
+packing ([Roussopoulos1985], [Leutenegger1997], [Kamel1993]) or median splits
+([Bentley1975]).
 
 Layout, for a capacity of ``c`` nodes and a fan-out of ``w`` entries:
 
@@ -20,18 +20,30 @@ array       shape, dtype    meaning
 ``count``   (c,) int64      number of entries in use
 ``parent``  (c,) int64      parent node, -1 for the root and for free nodes
 ``child``   (c, w) int64    entries: element *slots* in a leaf, node indices above
-``meta``    (3,) int64      root (-1 when empty), nodes handed out, free nodes
-``free``    (c,) int64      stack of freed node indices (``meta[2]`` of them)
+``meta``    (3,) int64      ``[ROOT]`` (-1 when empty), ``[USED]`` nodes handed
+                            out, ``[FREED]`` nodes on the free stack
+``free``    (c,) int64      stack of freed node indices
 ==========  ==============  =====================================================
 
-Boxes are closed ``[xmin, ymin, xmax, ymax]``: touching counts as intersecting.
+Kernels take these seven arrays as one tuple, ``NodeArrays.arrays``, in that
+order. Boxes are closed ``[xmin, ymin, xmax, ymax]``: touching counts as
+intersecting (:mod:`lessons_lib.core.boxes` is the one test).
+
+Coordinates: any finite float64. Areas, margins and overlaps of boxes far
+beyond ``2**400`` or below ``2**-400`` would overflow or underflow, so the
+kernels that compare them first map the boxes in question onto the unit square
+by a power of two (:func:`fit_exponent`, :func:`to_unit`): exact, and the same
+decisions as on the boxes themselves at ordinary scales. Distances for
+``nearest`` are computed the same way (:func:`point_box_distance`).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.boxes import row_overlaps, rows_overlap
 from ..core.buffers import grow
 from ..core.jit import njit
 
@@ -39,6 +51,9 @@ __all__ = [
     "NodeArrays",
     "NodeViews",
     "QualityRow",
+    "ROOT",
+    "USED",
+    "FREED",
     "tree_quality",
     "quality_table",
     "check_tree",
@@ -46,13 +61,23 @@ __all__ = [
     "tree_pairs",
     "overlap_area_sum",
     "tree_nearest",
+    "point_box_distance",
+    "centres_of",
+    "fit_exponent",
+    "to_unit",
 ]
 
 EMPTY_BOX = np.array([np.inf, np.inf, -np.inf, -np.inf])
+#: Columns of ``meta``: the root node, nodes handed out so far, nodes on the free stack.
+ROOT, USED, FREED = 0, 1, 2
+#: Half-sides within which areas and margins are computed on the boxes as they are.
+SAFE_HALF_MIN, SAFE_HALF_MAX = 2.0 ** -400, 2.0 ** 400
+#: Distances whose larger component lies outside this range are computed rescaled by 2**600.
+NEAR_MIN, NEAR_MAX, NEAR_SCALE = 2.0 ** -500, 2.0 ** 500, 2.0 ** 600
 
 
 # --------------------------------------------------------------------------
-# Data layout
+# Data layout (and its growth, which happens outside the kernels)
 # --------------------------------------------------------------------------
 class NodeArrays:
     """The flat node arrays of one tree (see the module docstring for the layout).
@@ -78,8 +103,13 @@ class NodeArrays:
         self.meta = np.array([-1, 0, 0], np.int64)
 
     @property
+    def arrays(self) -> tuple:
+        """``(box, level, count, parent, child, meta, free)``: what every kernel takes as ``nd``."""
+        return self.box, self.level, self.count, self.parent, self.child, self.meta, self.free
+
+    @property
     def root(self) -> int:
-        return int(self.meta[0])
+        return int(self.meta[ROOT])
 
     @property
     def capacity(self) -> int:
@@ -87,7 +117,11 @@ class NodeArrays:
 
     def n_nodes(self) -> int:
         """Nodes in use."""
-        return int(self.meta[1] - self.meta[2])
+        return int(self.meta[USED] - self.meta[FREED])
+
+    def room(self) -> int:
+        """Nodes that can be handed out before the arrays must grow."""
+        return self.capacity - self.n_nodes()
 
     def height(self) -> int:
         """Levels in the tree (0 when empty, 1 for a lone leaf)."""
@@ -95,18 +129,16 @@ class NodeArrays:
 
     def reserve(self, extra: int) -> None:
         """Make sure ``extra`` more nodes can be allocated without growing inside a kernel."""
-        have = self.capacity - int(self.meta[1]) + int(self.meta[2])
-        if have >= extra:
+        if self.room() >= extra:
             return
         old = self.capacity
-        new = max(2 * old, old + extra - have)
-        grow = new - old
-        self.box = np.concatenate([self.box, np.tile(EMPTY_BOX, (grow, 1))])
-        self.level = np.concatenate([self.level, np.zeros(grow, np.int64)])
-        self.count = np.concatenate([self.count, np.zeros(grow, np.int64)])
-        self.parent = np.concatenate([self.parent, np.full(grow, -1, np.int64)])
-        self.child = np.concatenate([self.child, np.full((grow, self.width), -1, np.int64)])
-        self.free = np.concatenate([self.free, np.zeros(grow, np.int64)])
+        add = max(2 * old, old + extra - self.room()) - old
+        self.box = np.concatenate([self.box, np.tile(EMPTY_BOX, (add, 1))])
+        self.level = np.concatenate([self.level, np.zeros(add, np.int64)])
+        self.count = np.concatenate([self.count, np.zeros(add, np.int64)])
+        self.parent = np.concatenate([self.parent, np.full(add, -1, np.int64)])
+        self.child = np.concatenate([self.child, np.full((add, self.width), -1, np.int64)])
+        self.free = np.concatenate([self.free, np.zeros(add, np.int64)])
 
     def clear(self) -> None:
         self.meta[:] = (-1, 0, 0)
@@ -115,7 +147,7 @@ class NodeArrays:
         self.box[:] = EMPTY_BOX
 
     def nbytes(self) -> int:
-        return sum(a.nbytes for a in (self.box, self.level, self.count, self.parent, self.child, self.free, self.meta))
+        return sum(a.nbytes for a in self.arrays)
 
     def live(self) -> np.ndarray:
         """Indices of the nodes reachable from the root, root first (breadth-first)."""
@@ -124,11 +156,7 @@ class NodeArrays:
         out, frontier = [], [self.root]
         while frontier:
             out.extend(frontier)
-            nxt = []
-            for v in frontier:
-                if self.level[v] > 0:
-                    nxt.extend(self.child[v, : self.count[v]].tolist())
-            frontier = nxt
+            frontier = [c for v in frontier if self.level[v] > 0 for c in self.child[v, : self.count[v]].tolist()]
         return np.array(out, np.int64)
 
     def depths(self, nodes: np.ndarray) -> np.ndarray:
@@ -155,17 +183,66 @@ class NodeArrays:
 
 
 # --------------------------------------------------------------------------
-# Small helpers shared by the kernels
+# Node kernels every tree uses
 # --------------------------------------------------------------------------
-@njit
-def _hit(b, i, q0, q1, q2, q3):
-    """Does row ``i`` of ``b`` intersect the closed box ``(q0, q1, q2, q3)``?"""
-    return b[i, 0] <= q2 and q0 <= b[i, 2] and b[i, 1] <= q3 and q1 <= b[i, 3]
+@njit(inline="always")
+def alloc_node(nd, level_value):
+    """Take a node from the free stack or the unused tail (the caller reserved room); returns it, empty."""
+    box, level, count, parent, child, meta, free = nd
+    if meta[FREED] > 0:
+        meta[FREED] -= 1
+        v = free[meta[FREED]]
+    else:
+        v = meta[USED]
+        meta[USED] += 1
+    level[v] = level_value
+    count[v] = 0
+    parent[v] = -1
+    box[v, 0] = np.inf
+    box[v, 1] = np.inf
+    box[v, 2] = -np.inf
+    box[v, 3] = -np.inf
+    return v
 
 
-@njit
-def recompute_box(v, box, level, count, child, elem_boxes):
+@njit(inline="always")
+def free_node(nd, v):
+    """Return node ``v`` to the free stack."""
+    box, level, count, parent, child, meta, free = nd
+    count[v] = 0
+    parent[v] = -1
+    free[meta[FREED]] = v
+    meta[FREED] += 1
+
+
+@njit(inline="always")
+def add_entry(nd, leaf_of, v, entry):
+    """Append ``entry`` to node ``v`` and point it back at ``v`` (the box is not updated)."""
+    box, level, count, parent, child, meta, free = nd
+    child[v, count[v]] = entry
+    count[v] += 1
+    if level[v] == 0:
+        leaf_of[entry] = v
+    else:
+        parent[entry] = v
+
+
+@njit(inline="always")
+def take_entry(nd, v, entry):
+    """Remove ``entry`` from node ``v`` (the last entry fills its place; the box is not updated)."""
+    count, child = nd[2], nd[4]
+    n = count[v]
+    for t in range(n):
+        if child[v, t] == entry:
+            child[v, t] = child[v, n - 1]
+            break
+    count[v] = n - 1
+
+
+@njit(inline="always")
+def recompute_box(nd, elem_boxes, v):
     """Set ``box[v]`` to the exact union of its entries (the empty box when it has none)."""
+    box, level, count, child = nd[0], nd[1], nd[2], nd[4]
     x0, y0, x1, y1 = np.inf, np.inf, -np.inf, -np.inf
     src = elem_boxes if level[v] == 0 else box
     for k in range(count[v]):
@@ -181,51 +258,117 @@ def recompute_box(v, box, level, count, child, elem_boxes):
 
 
 @njit
-def alloc_node(level_value, box, level, count, parent, meta, free):
-    """Take a node from the free stack or the unused tail (the caller reserved room)."""
-    if meta[2] > 0:
-        meta[2] -= 1
-        v = free[meta[2]]
-    else:
-        v = meta[1]
-        meta[1] += 1
-    level[v] = level_value
-    count[v] = 0
-    parent[v] = -1
-    box[v, 0] = np.inf
-    box[v, 1] = np.inf
-    box[v, 2] = -np.inf
-    box[v, 3] = -np.inf
-    return v
+def entry_boxes(nd, elem_boxes, v):
+    """``(count, 4)`` copy of the boxes of the entries of node ``v``."""
+    box, level, count, child = nd[0], nd[1], nd[2], nd[4]
+    n = count[v]
+    out = np.empty((n, 4), np.float64)
+    src = elem_boxes if level[v] == 0 else box
+    for t in range(n):
+        out[t] = src[child[v, t]]
+    return out
+
+
+# --------------------------------------------------------------------------
+# Scale-safe geometry: compare areas of boxes at any scale
+# --------------------------------------------------------------------------
+@njit(inline="always")
+def fit_exponent(x0, y0, x1, y1):
+    """0 when areas of boxes inside ``[x0, y0, x1, y1]`` are safe to compute as they are.
+
+    Otherwise the exponent ``e`` of the larger half-side (``m * 2**e``,
+    ``0.5 <= m < 1``): :func:`to_unit` then maps the box onto ``[0, 2)``.
+    Half-sides are computed as ``0.5 * x1 - 0.5 * x0``, which cannot overflow.
+    """
+    half = max(0.5 * x1 - 0.5 * x0, 0.5 * y1 - 0.5 * y0)
+    if half == 0.0 or SAFE_HALF_MIN <= half <= SAFE_HALF_MAX:
+        return 0
+    return math.frexp(half)[1]
 
 
 @njit
-def free_node(v, count, parent, meta, free):
-    """Return node ``v`` to the free stack."""
-    count[v] = 0
-    parent[v] = -1
-    free[meta[2]] = v
-    meta[2] += 1
+def to_unit(v, origin, e):
+    """``(v - origin) * 2**-e`` without overflow: exact scaling by a power of two."""
+    if e > 0:
+        return math.ldexp(0.5 * v - 0.5 * origin, 1 - e)
+    return math.ldexp(v - origin, -e)
+
+
+@njit
+def fit_rows(b, n, e, ox, oy):
+    """Map rows ``0..n-1`` of ``b`` in place by :func:`to_unit` with exponent ``e`` and corner ``(ox, oy)``."""
+    for t in range(n):
+        b[t, 0] = to_unit(b[t, 0], ox, e)
+        b[t, 1] = to_unit(b[t, 1], oy, e)
+        b[t, 2] = to_unit(b[t, 2], ox, e)
+        b[t, 3] = to_unit(b[t, 3], oy, e)
+
+
+@njit
+def unit_boxes(b):
+    """``b`` itself when its areas are safe to compare, else a copy mapped onto the unit square."""
+    x0, y0, x1, y1 = b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()
+    e = fit_exponent(x0, y0, x1, y1)
+    if e == 0:
+        return b
+    out = b.copy()
+    fit_rows(out, out.shape[0], e, x0, y0)
+    return out
+
+
+@njit
+def point_box_distance(b, i, px, py):
+    """Euclidean distance from ``(px, py)`` to the closed box ``b[i]`` (0 inside or on it).
+
+    ``sqrt(dx * dx + dy * dy)`` (the brute-force formula) while that neither
+    overflows nor underflows; beyond, the same formula on ``dx, dy`` scaled by
+    a power of two, so the distance is finite whenever it is below the float limit.
+    """
+    dx = max(b[i, 0] - px, 0.0, px - b[i, 2])
+    dy = max(b[i, 1] - py, 0.0, py - b[i, 3])
+    s = max(dx, dy)
+    if s > NEAR_MAX:
+        dx, dy = dx / NEAR_SCALE, dy / NEAR_SCALE
+        return math.sqrt(dx * dx + dy * dy) * NEAR_SCALE
+    if 0.0 < s < NEAR_MIN:
+        dx, dy = dx * NEAR_SCALE, dy * NEAR_SCALE
+        return math.sqrt(dx * dx + dy * dy) / NEAR_SCALE
+    return math.sqrt(dx * dx + dy * dy)
+
+
+def centres_of(boxes: np.ndarray) -> np.ndarray:
+    """Centres ``(n, 2)`` of ``(n, 4)`` boxes: ``0.5 * (lo + hi)``, or ``0.5 * lo + 0.5 * hi`` where that sum overflows.
+
+    >>> centres_of(np.array([[0.0, 0.0, 2.0, 4.0], [1e308, 0.0, 1.7e308, 0.0]])).tolist()
+    [[1.0, 2.0], [1.35e+308, 0.0]]
+    """
+    lo, hi = boxes[:, :2], boxes[:, 2:]
+    with np.errstate(over="ignore"):
+        c = 0.5 * (lo + hi)
+    bad = ~np.isfinite(c)
+    if bad.any():
+        c[bad] = 0.5 * lo[bad] + 0.5 * hi[bad]
+    return c
 
 
 # --------------------------------------------------------------------------
 # Query: enter a child only when its bounds intersect the query
 # --------------------------------------------------------------------------
 @njit
-def _query_kernel(root, box, level, count, child, elem_boxes, q):
+def _query_kernel(nd, elem_boxes, q):
     """Slots whose boxes intersect ``q`` and the number of nodes visited.
 
     Depth-first with an explicit stack. A node is pushed only if its box
     intersects ``q``, so every visited node is one whose bounds meet the query:
     pruning happens at every level, not only at the leaves.
     """
+    box, level, count, parent, child, meta, free = nd
+    q0, q1, q2, q3 = q[0], q[1], q[2], q[3]
     out = np.empty(16, np.int64)
     k = 0
     visits = 0
-    if root < 0:
-        return out[:0], visits
-    q0, q1, q2, q3 = q[0], q[1], q[2], q[3]
-    if not _hit(box, root, q0, q1, q2, q3):
+    root = meta[ROOT]
+    if root < 0 or not row_overlaps(box, root, q0, q1, q2, q3):
         return out[:0], visits
     stack = np.empty(64, np.int64)
     stack[0] = root
@@ -234,22 +377,21 @@ def _query_kernel(root, box, level, count, child, elem_boxes, q):
         top -= 1
         v = stack[top]
         visits += 1
-        if level[v] == 0:
-            for t in range(count[v]):
-                s = child[v, t]
-                if _hit(elem_boxes, s, q0, q1, q2, q3):
-                    if k == out.shape[0]:
-                        out = grow(out, k)
-                    out[k] = s
-                    k += 1
-        else:
-            for t in range(count[v]):
-                c = child[v, t]
-                if _hit(box, c, q0, q1, q2, q3):
-                    if top == stack.shape[0]:
-                        stack = grow(stack, top)
-                    stack[top] = c
-                    top += 1
+        src = elem_boxes if level[v] == 0 else box
+        for t in range(count[v]):
+            c = child[v, t]
+            if not row_overlaps(src, c, q0, q1, q2, q3):
+                continue
+            if level[v] == 0:
+                if k == out.shape[0]:
+                    out = grow(out, k)
+                out[k] = c
+                k += 1
+            else:
+                if top == stack.shape[0]:
+                    stack = grow(stack, top)
+                stack[top] = c
+                top += 1
     return out[:k].copy(), visits
 
 
@@ -275,8 +417,7 @@ def query_with_visits(nodes: NodeArrays, elem_boxes: np.ndarray, box) -> tuple[n
     O(visits * fan-out). In a good tree ``visits`` is close to the height plus
     the number of leaves holding answers; overlap between siblings adds more.
     """
-    slots, visits = _query_kernel(nodes.meta[0], nodes.box, nodes.level, nodes.count, nodes.child,
-                                  elem_boxes, np.asarray(box, np.float64))
+    slots, visits = _query_kernel(nodes.arrays, elem_boxes, np.asarray(box, np.float64))
     return slots, int(visits)
 
 
@@ -284,100 +425,89 @@ def query_with_visits(nodes: NodeArrays, elem_boxes: np.ndarray, box) -> tuple[n
 # Pairs: a self-join of the tree with itself
 # --------------------------------------------------------------------------
 @njit
-def _emit(out, k, a, b):
-    """``out[k] = (a, b)`` in a growable ``(cap, 2)`` int64 buffer (result or stack); returns the buffer."""
-    if k == out.shape[0]:
-        out = grow(out, k)
-    out[k, 0] = a
-    out[k, 1] = b
-    return out
+def _put(buf, k, a, b):
+    """``buf[k] = (a, b)`` in a growable ``(cap, 2)`` int64 buffer; returns the buffer (grown if it was full)."""
+    if k == buf.shape[0]:
+        buf = grow(buf, k)
+    buf[k, 0] = a
+    buf[k, 1] = b
+    return buf
 
 
 @njit
-def _pairs_kernel(root, box, level, count, child, eb):
+def _pairs_kernel(nd, eb):
     """Every intersecting pair of slots, by walking pairs of nodes whose bounds meet.
 
-    Starts from ``(root, root)``. A pair of the same node is opened into the
-    pairs ``(c_i, c_j), i <= j`` of its children; a pair of different nodes
-    descends the higher one (both when they are at the same level), keeping
-    only children whose bounds meet the other side. Every element lives in one
-    leaf, so each pair of elements is reported exactly once.
+    Starts from ``(root, root)``. A pair of leaves compares their elements
+    (a leaf with itself: each unordered pair once). A pair of the same inner
+    node is opened into the pairs ``(c_i, c_j), i <= j`` of its children whose
+    bounds meet; a pair of different nodes descends the higher one (both when
+    they are at the same level), keeping only children whose bounds meet the
+    other side. Every element lives in one leaf, so each pair of elements is
+    reported exactly once.
     """
+    box, level, count, parent, child, meta, free = nd
     out = np.empty((64, 2), np.int64)
     k = 0
+    root = meta[ROOT]
     if root < 0:
         return out[:0]
-    stack = np.empty((64, 2), np.int64)
-    stack[0, 0] = root
-    stack[0, 1] = root
+    todo = np.empty((64, 2), np.int64)  # node pairs whose bounds meet
+    todo[0, 0] = root
+    todo[0, 1] = root
     top = 1
     while top > 0:
         top -= 1
-        a = stack[top, 0]
-        b = stack[top, 1]
-        if a == b:
-            n = count[a]
-            if level[a] == 0:
-                for i in range(n):
-                    s = child[a, i]
-                    x0, y0, x1, y1 = eb[s, 0], eb[s, 1], eb[s, 2], eb[s, 3]
-                    for j in range(i + 1, n):
-                        t = child[a, j]
-                        if eb[t, 0] <= x1 and x0 <= eb[t, 2] and eb[t, 1] <= y1 and y0 <= eb[t, 3]:
-                            if k == out.shape[0]:
-                                out = _emit(out, k, s, t)
-                            else:
-                                out[k, 0] = s
-                                out[k, 1] = t
-                            k += 1
-            else:
-                for i in range(n):
-                    ci = child[a, i]
-                    if count[ci] == 0:
-                        continue
-                    stack = _emit(stack, top, ci, ci)
-                    top += 1
-                    for j in range(i + 1, n):
-                        cj = child[a, j]
-                        if _hit(box, cj, box[ci, 0], box[ci, 1], box[ci, 2], box[ci, 3]):
-                            stack = _emit(stack, top, ci, cj)
-                            top += 1
-        elif level[a] == 0 and level[b] == 0:
+        a = todo[top, 0]
+        b = todo[top, 1]
+        if level[a] == 0 and level[b] == 0:  # two leaves (or one with itself): compare elements
+            same = a == b
             for i in range(count[a]):
                 s = child[a, i]
-                x0, y0, x1, y1 = eb[s, 0], eb[s, 1], eb[s, 2], eb[s, 3]
-                if not (box[b, 0] <= x1 and x0 <= box[b, 2] and box[b, 1] <= y1 and y0 <= box[b, 3]):
+                if not same and not rows_overlap(eb, s, box, b):
                     continue
-                for j in range(count[b]):
+                for j in range(i + 1 if same else 0, count[b]):
                     t = child[b, j]
-                    if eb[t, 0] <= x1 and x0 <= eb[t, 2] and eb[t, 1] <= y1 and y0 <= eb[t, 3]:
+                    if rows_overlap(eb, s, eb, t):
                         if k == out.shape[0]:
-                            out = _emit(out, k, s, t)
-                        else:
-                            out[k, 0] = s
-                            out[k, 1] = t
+                            out = grow(out, k)
+                        out[k, 0] = s
+                        out[k, 1] = t
                         k += 1
-        elif level[a] > level[b]:
+        elif a == b:  # one inner node with itself: each child with itself and with its later siblings
+            n = count[a]
+            for i in range(n):
+                ci = child[a, i]
+                if count[ci] == 0:
+                    continue
+                todo = _put(todo, top, ci, ci)
+                top += 1
+                for j in range(i + 1, n):
+                    cj = child[a, j]
+                    if rows_overlap(box, ci, box, cj):
+                        todo = _put(todo, top, ci, cj)
+                        top += 1
+        elif level[a] > level[b]:  # descend the higher node
             for i in range(count[a]):
                 ci = child[a, i]
-                if _hit(box, ci, box[b, 0], box[b, 1], box[b, 2], box[b, 3]):
-                    stack = _emit(stack, top, ci, b)
+                if rows_overlap(box, ci, box, b):
+                    todo = _put(todo, top, ci, b)
                     top += 1
         elif level[b] > level[a]:
             for j in range(count[b]):
                 cj = child[b, j]
-                if _hit(box, cj, box[a, 0], box[a, 1], box[a, 2], box[a, 3]):
-                    stack = _emit(stack, top, a, cj)
+                if rows_overlap(box, cj, box, a):
+                    todo = _put(todo, top, a, cj)
                     top += 1
-        else:
+        else:  # two different inner nodes at one level: descend both
             for i in range(count[a]):
                 ci = child[a, i]
-                if not _hit(box, ci, box[b, 0], box[b, 1], box[b, 2], box[b, 3]):
+                if not rows_overlap(box, ci, box, b):
                     continue
                 for j in range(count[b]):
                     cj = child[b, j]
-                    if _hit(box, cj, box[ci, 0], box[ci, 1], box[ci, 2], box[ci, 3]):
-                        stack = _emit(stack, top, ci, cj)
+                    if rows_overlap(box, cj, box, ci):
+                        todo = _put(todo, top, ci, cj)
                         top += 1
     return out[:k].copy()
 
@@ -391,7 +521,103 @@ def tree_pairs(nodes: NodeArrays, elem_boxes: np.ndarray) -> np.ndarray:
     Brinkhoff, Kriegel and Seeger 1993, on one tree). Cost: the node pairs
     whose bounds meet, plus ``O(fan-out^2)`` tests per pair of leaves that meet.
     """
-    return _pairs_kernel(nodes.meta[0], nodes.box, nodes.level, nodes.count, nodes.child, elem_boxes)
+    return _pairs_kernel(nodes.arrays, elem_boxes)
+
+
+# --------------------------------------------------------------------------
+# Nearest neighbours: branch and bound over the node bounds
+# --------------------------------------------------------------------------
+@njit
+def _keep_if_better(out_slots, out_d, m, k, ids, s, d):
+    """Insert slot ``s`` at distance ``d`` into the sorted ``k`` best of row ``m`` (ties: smaller id first)."""
+    last = out_slots[m, k - 1]
+    # an empty place (slot -1) takes any box, even one at distance inf
+    if last >= 0 and (d > out_d[m, k - 1] or (d == out_d[m, k - 1] and ids[s] > ids[last])):
+        return
+    j = k - 1
+    while j > 0 and (out_slots[m, j - 1] < 0 or out_d[m, j - 1] > d
+                     or (out_d[m, j - 1] == d and ids[out_slots[m, j - 1]] > ids[s])):
+        out_d[m, j] = out_d[m, j - 1]
+        out_slots[m, j] = out_slots[m, j - 1]
+        j -= 1
+    out_d[m, j] = d
+    out_slots[m, j] = s
+
+
+@njit
+def _nearest_kernel(nd, elem_boxes, ids, points, k, out_slots, out_d):
+    """Fill ``out_slots[m, :k]`` and ``out_d[m, :k]`` for every point; return nodes visited.
+
+    Depth-first branch and bound (Roussopoulos, Kelley and Vincent 1995): keep
+    the k best so far sorted by (distance, id); enter a node only if its box is
+    no farther than the current k-th best; push the children farthest first so
+    the nearest is explored first. Work arrays are allocated once per call.
+    """
+    box, level, count, parent, child, meta, free = nd
+    width = child.shape[1]
+    stack = np.empty(64 * width, np.int64)
+    sd = np.empty(64 * width, np.float64)
+    cd = np.empty(width, np.float64)
+    cn = np.empty(width, np.int64)
+    visits = 0
+    root = meta[ROOT]
+    for m in range(points.shape[0]):
+        px, py = points[m, 0], points[m, 1]
+        for j in range(k):
+            out_slots[m, j] = -1
+            out_d[m, j] = np.inf
+        if root < 0:
+            continue
+        top = 1
+        stack[0] = root
+        sd[0] = point_box_distance(box, root, px, py)
+        while top > 0:
+            top -= 1
+            v = stack[top]
+            if sd[top] > out_d[m, k - 1]:
+                continue
+            visits += 1
+            if level[v] == 0:
+                for t in range(count[v]):
+                    s = child[v, t]
+                    _keep_if_better(out_slots, out_d, m, k, ids, s, point_box_distance(elem_boxes, s, px, py))
+                continue
+            n = 0
+            for t in range(count[v]):  # children sorted farthest first (insertion sort, n <= fan-out)
+                c = child[v, t]
+                d = point_box_distance(box, c, px, py)
+                if d > out_d[m, k - 1]:
+                    continue
+                j = n
+                while j > 0 and cd[j - 1] < d:
+                    cd[j] = cd[j - 1]
+                    cn[j] = cn[j - 1]
+                    j -= 1
+                cd[j] = d
+                cn[j] = c
+                n += 1
+            if top + n > stack.shape[0]:
+                stack = grow(stack, top, top + n)
+                sd = grow(sd, top, top + n)
+            for j in range(n):
+                stack[top] = cn[j]
+                sd[top] = cd[j]
+                top += 1
+    return visits
+
+
+def tree_nearest(nodes: NodeArrays, elem_boxes: np.ndarray, ids: np.ndarray, points: np.ndarray,
+                 k: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Slots of the ``k`` boxes nearest each point, their distances, and nodes visited.
+
+    ``points`` is ``(m, 2)`` float64, validated by the caller; ``ids`` (by slot)
+    breaks ties between equal distances (smaller id first). Rows are padded with
+    slot -1 and distance inf when fewer than ``k`` boxes are stored.
+    """
+    slots = np.empty((len(points), k), np.int64)
+    dist = np.empty((len(points), k), np.float64)
+    visits = _nearest_kernel(nodes.arrays, elem_boxes, ids, np.ascontiguousarray(points, np.float64), k, slots, dist)
+    return slots, dist, int(visits)
 
 
 # --------------------------------------------------------------------------
@@ -419,7 +645,8 @@ def _overlap_kernel(b):
 def overlap_area_sum(boxes) -> float:
     """Total pairwise intersection area of the rows of ``boxes`` ((n, 4) float64), in square units.
 
-    O(n log n + pairs whose x-extents meet): sort by xmin, sweep.
+    O(n log n + pairs whose x-extents meet): sort by xmin, sweep. Beyond the
+    float range the sum is ``inf`` (never NaN).
     """
     b = np.ascontiguousarray(boxes, dtype=np.float64).reshape(-1, 4)
     return float(_overlap_kernel(b)) if len(b) > 1 else 0.0
@@ -459,7 +686,8 @@ def tree_quality(tree) -> list[QualityRow]:
     Returns
     -------
     list of QualityRow
-        Root first, leaves last; empty for an empty tree.
+        Root first, leaves last; empty for an empty tree. Sums beyond the float
+        range are ``inf``, never NaN.
     """
     nodes: NodeArrays = tree.nodes
     live = nodes.live()
@@ -468,12 +696,14 @@ def tree_quality(tree) -> list[QualityRow]:
         return []
     depths = nodes.depths(live)
     rows = []
-    for d in range(int(depths.max()) + 1):
-        sel = live[depths == d]
-        b = nodes.box[sel]
-        w, h = b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]
-        rows.append(QualityRow(d, len(sel), float((w * h).sum()), overlap_area_sum(b),
-                               float((2 * (w + h)).sum()), float(nodes.count[sel].mean())))
+    with np.errstate(over="ignore"):
+        for d in range(int(depths.max()) + 1):
+            sel = live[depths == d]
+            b = nodes.box[sel]
+            w, h = b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]
+            area = np.where((w == 0) | (h == 0), 0.0, w * h)  # a flat node has no area, even infinitely long
+            rows.append(QualityRow(d, len(sel), float(area.sum()), overlap_area_sum(b),
+                                   float((2 * (w + h)).sum()), float(nodes.count[sel].mean())))
     return rows
 
 
@@ -547,106 +777,8 @@ def check_tree(tree, *, min_fill: int | None = None, max_fill: int | None = None
         assert len(leaf_depths) == 1, f"leaves at depths {sorted(leaf_depths)}"
 
 
-# --------------------------------------------------------------------------
-# Nearest neighbours: branch and bound over the node bounds
-# --------------------------------------------------------------------------
-@njit
-def _box_dist2(b, i, px, py):
-    """Squared Euclidean distance from ``(px, py)`` to the closed box ``b[i]`` (0 inside or on it)."""
-    dx = max(b[i, 0] - px, 0.0, px - b[i, 2])
-    dy = max(b[i, 1] - py, 0.0, py - b[i, 3])
-    return dx * dx + dy * dy
-
-
-@njit
-def _nearest_kernel(root, box, level, count, child, elem_boxes, ids, points, k, out_slots, out_d2):
-    """Fill ``out_slots[m, :k]`` and ``out_d2[m, :k]`` for every point; return nodes visited.
-
-    Depth-first branch and bound (Roussopoulos, Kelley and Vincent 1995): keep
-    the k best so far sorted by (distance, id); enter a node only if its box is
-    no farther than the current k-th best; push the children farthest first so
-    the nearest is explored first. Work arrays are allocated once per call.
-    """
-    width = child.shape[1]
-    stack = np.empty(64 * width, np.int64)
-    sd2 = np.empty(64 * width, np.float64)
-    cd = np.empty(width, np.float64)
-    cn = np.empty(width, np.int64)
-    visits = 0
-    for m in range(points.shape[0]):
-        px, py = points[m, 0], points[m, 1]
-        for j in range(k):
-            out_slots[m, j] = -1
-            out_d2[m, j] = np.inf
-        if root < 0:
-            continue
-        top = 1
-        stack[0] = root
-        sd2[0] = _box_dist2(box, root, px, py)
-        while top > 0:
-            top -= 1
-            v = stack[top]
-            if sd2[top] > out_d2[m, k - 1]:
-                continue
-            visits += 1
-            if level[v] == 0:
-                for t in range(count[v]):
-                    s = child[v, t]
-                    d = _box_dist2(elem_boxes, s, px, py)
-                    worst, last = out_d2[m, k - 1], out_slots[m, k - 1]
-                    # an empty place (slot -1) takes any box, even one whose d2 overflowed to inf
-                    if last >= 0 and (d > worst or (d == worst and ids[s] > ids[last])):
-                        continue
-                    j = k - 1  # insertion into the sorted k best, ties broken by id
-                    while j > 0 and (out_slots[m, j - 1] < 0 or out_d2[m, j - 1] > d
-                                     or (out_d2[m, j - 1] == d and ids[out_slots[m, j - 1]] > ids[s])):
-                        out_d2[m, j] = out_d2[m, j - 1]
-                        out_slots[m, j] = out_slots[m, j - 1]
-                        j -= 1
-                    out_d2[m, j] = d
-                    out_slots[m, j] = s
-            else:
-                n = 0
-                for t in range(count[v]):  # children sorted farthest first (insertion sort, n <= fan-out)
-                    c = child[v, t]
-                    d = _box_dist2(box, c, px, py)
-                    if d > out_d2[m, k - 1]:
-                        continue
-                    j = n
-                    while j > 0 and cd[j - 1] < d:
-                        cd[j] = cd[j - 1]
-                        cn[j] = cn[j - 1]
-                        j -= 1
-                    cd[j] = d
-                    cn[j] = c
-                    n += 1
-                if top + n > stack.shape[0]:
-                    stack = grow(stack, top, top + n)
-                    sd2 = grow(sd2, top, top + n)
-                for j in range(n):
-                    stack[top] = cn[j]
-                    sd2[top] = cd[j]
-                    top += 1
-    return visits
-
-
-def tree_nearest(nodes: NodeArrays, elem_boxes: np.ndarray, ids: np.ndarray, points: np.ndarray,
-                 k: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """Slots of the ``k`` boxes nearest each point, squared distances, and nodes visited.
-
-    ``points`` is ``(m, 2)`` float64, validated by the caller; ``ids`` (by slot)
-    breaks ties between equal distances (smaller id first). Rows are padded with
-    slot -1 and distance inf when fewer than ``k`` boxes are stored.
-    """
-    slots = np.empty((len(points), k), np.int64)
-    d2 = np.empty((len(points), k), np.float64)
-    visits = _nearest_kernel(nodes.meta[0], nodes.box, nodes.level, nodes.count, nodes.child,
-                             elem_boxes, ids, np.ascontiguousarray(points, np.float64), k, slots, d2)
-    return slots, d2, int(visits)
-
-
 class NodeViews:
-    """Drawing and quality views shared by every tree stored in :class:`NodeArrays` (``self.nodes``)."""
+    """Drawing, quality and nearest-neighbour views shared by every tree stored in :class:`NodeArrays` (``self.nodes``)."""
 
     def regions(self):
         """Every non-empty node's box and depth (root 0); the empty tree has none."""
@@ -659,6 +791,19 @@ class NodeViews:
     def quality(self):
         """Per-level node count, area, overlap and margin: :func:`tree_quality`."""
         return tree_quality(self)
+
+    def query_visits(self, box) -> tuple[np.ndarray, int]:
+        """Like :meth:`query`, plus the number of nodes the search entered.
+
+        Returns
+        -------
+        ids : numpy.ndarray, int64, sorted
+        visits : int
+        """
+        from ..geometry import as_box
+
+        slots, visits = query_with_visits(self.nodes, self.elements.boxes, as_box(box, name="query box"))
+        return np.sort(self.elements.ids[slots]), visits
 
     def nearest(self, points, k: int = 1, *, return_visits: bool = False):
         """The ``k`` stored boxes nearest each point (Euclidean distance to the closed box).
@@ -677,12 +822,14 @@ class NodeViews:
         ids : numpy.ndarray, shape (m, k), int64
             Nearest first; equal distances in increasing id order.
         distances : numpy.ndarray, shape (m, k), float64
-            Distance from the point to each box: 0 when the point is inside or on it.
+            Distance from the point to each box: 0 when the point is inside or
+            on it; finite whenever the true distance is below the float limit.
 
         Raises
         ------
         ValueError
-            NaN or infinite points, a wrong shape, or ``k`` outside ``1..len(self)``.
+            An empty tree, NaN or infinite points, a wrong shape, or ``k``
+            outside ``1..len(self)``.
 
         Notes
         -----
@@ -694,8 +841,10 @@ class NodeViews:
         from ..geometry import as_points
 
         pts = as_points(points).reshape(-1, 2)
+        if len(self) == 0:
+            raise ValueError(f"nearest needs at least one stored box: this {type(self).__name__} is empty")
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= len(self):
             raise ValueError(f"k must be an integer in 1..{len(self)} (the stored boxes), got {k!r}")
-        slots, d2, visits = tree_nearest(self.nodes, self.elements.boxes, self.elements.ids, pts, int(k))
-        found = (self.elements.ids[slots], np.sqrt(d2))
+        slots, dist, visits = tree_nearest(self.nodes, self.elements.boxes, self.elements.ids, pts, int(k))
+        found = (self.elements.ids[slots], dist)
         return (*found, visits) if return_visits else found
