@@ -14,7 +14,7 @@ NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize
 # pytest's exit code 5 means "no tests collected": treat it as a failure.
 CHECK5 := rc=$$?; if [ $$rc -eq 5 ]; then echo "ERROR: pytest collected no tests"; exit 1; fi; exit $$rc
 
-.PHONY: setup lab test test-lib test-notebooks notebook student bench refresh-notebooks browser-test chromium clean
+.PHONY: setup lab test test-lib test-notebooks notebook student assignments test-nbgrader bench refresh-notebooks browser-test chromium clean
 
 # Re-installs only when the project's dependencies change.
 $(STAMP): pyproject.toml
@@ -47,6 +47,21 @@ notebook: setup
 # Student versions of the notebooks in build/student/ (solutions replaced by stubs).
 student: setup
 	$(BIN)/python tools/make_student.py --out build/student
+
+# nbgrader (an optional extra for teachers, see TEACHING.md): build/nbgrader is a standard nbgrader
+# course directory, every lesson with exercises released by nbgrader's own generate_assignment.
+NBGRADER_STAMP := $(VENV)/.nbgrader-stamp
+
+$(NBGRADER_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[dev,nbgrader]'
+	touch $(NBGRADER_STAMP)
+
+assignments: setup $(NBGRADER_STAMP)
+	$(BIN)/python tools/nbgrader_kit.py course --out build/nbgrader
+
+# nbgrader grades every lesson as TEACHING.md describes (about 8 minutes; CI runs it after make test).
+test-nbgrader: setup $(NBGRADER_STAMP)
+	$(BIN)/python -m pytest -q tests/nbgrader_autograde.py; $(CHECK5)
 
 # Speed and memory: regenerates every stored result under data/results/ (about 10 minutes on two
 # cores): the three benchmark suites (bench_article.csv, bench_scaled.csv, bench_dynamic.csv, every

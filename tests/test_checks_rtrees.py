@@ -1,4 +1,4 @@
-"""Exercise checks of lessons 09-10: reference passes, stub fails, plausible mistakes get a hint."""
+"""Exercise checks of lessons 09-10 pass the reference, fail the stub, and fail typical wrong answers, each named."""
 from __future__ import annotations
 
 import math
@@ -9,101 +9,270 @@ import pytest
 from lessons_lib import checks
 from lessons_lib.checks import CheckFailed
 from lessons_lib.structures.curves import morton_encode
-from lessons_lib.structures.rtree import enlargement, pick_seeds_quadratic
 
 
 def stub(*args):
     raise NotImplementedError
 
 
-# -- enlargement -------------------------------------------------------------
+def area(b):
+    return (b[2] - b[0]) * (b[3] - b[1])
+
+
+# -- lesson 09, warm-up: the enlargement ---------------------------------------
+def enlargement_reference(box, entry):
+    x0, y0 = min(box[0], entry[0]), min(box[1], entry[1])
+    x1, y1 = max(box[2], entry[2]), max(box[3], entry[3])
+    return (x1 - x0) * (y1 - y0) - area(box)
+
+
 def test_enlargement_reference_passes(capsys):
-    checks.check_enlargement(enlargement)
+    checks.check_enlargement(enlargement_reference)
     assert "passed" in capsys.readouterr().out
 
 
-def test_enlargement_stub_and_mistakes():
-    with pytest.raises(CheckFailed, match="not written yet"):
-        checks.check_enlargement(stub)
+@pytest.mark.parametrize("wrong, message", [
+    (stub, "not written yet"),
+    (lambda b, e: enlargement_reference(b, e) + area(b), "subtract the area the box had before"),  # union area
+    (lambda b, e: area(e), "not the entry's own area"),
+    (lambda b, e: max(0.0, area(e) - area(b)), "expected"),                         # difference of the two areas
+    (lambda b, e: (max(b[2], e[2]) - b[0]) * (max(b[3], e[3]) - b[1]) - area(b), "expected"),  # grows only up-right
+    (lambda b, e: str(enlargement_reference(b, e)), "must be a number"),
+])
+def test_enlargement_wrong_answers_fail(wrong, message):
+    with pytest.raises(CheckFailed, match=message):
+        checks.check_enlargement(wrong)
 
-    def union_area(b, e):
-        return (max(b[2], e[2]) - min(b[0], e[0])) * (max(b[3], e[3]) - min(b[1], e[1]))
 
-    with pytest.raises(CheckFailed, match="subtract the area the box had before"):
-        checks.check_enlargement(union_area)
-    with pytest.raises(CheckFailed, match="not the entry's own area"):
-        checks.check_enlargement(lambda b, e: (e[2] - e[0]) * (e[3] - e[1]))
+# -- lesson 09, core: ChooseLeaf on the tree's arrays --------------------------
+def make_choose_leaf(rule="guttman"):
+    def choose_leaf(box, level, count, child, root, entry):
+        if root < 0:
+            return -1
+        v = root
+        while level[v] > (1 if rule == "stops_above_leaves" else 0):
+            kids = child[v] if rule == "whole_row" else child[v, : count[v]]
+            best, best_key = -1, None
+            for c in kids:
+                e, a = enlargement_reference(box[c], entry), area(box[c])
+                key = {"smallest_area": (a,), "no_area_tie": (e,)}.get(rule, (e, a))
+                if best_key is None or (key <= best_key if rule == "last_on_ties" else key < best_key):
+                    best, best_key = c, key
+            v = best
+        return int(v) if rule != "float" else float(v)
+    return choose_leaf
 
 
-# -- pick seeds ----------------------------------------------------------------
+def test_choose_leaf_reference_passes(capsys):
+    checks.check_choose_leaf(make_choose_leaf())
+    assert "passed" in capsys.readouterr().out
+
+
+def test_choose_leaf_stub_fails():
+    with pytest.raises(CheckFailed, match="choose_leaf is not written yet"):
+        checks.check_choose_leaf(stub)
+
+
+@pytest.mark.parametrize("rule, message", [
+    ("smallest_area", "least enlargement decides"),         # area instead of enlargement
+    ("no_area_tie", "the one with the smaller area wins"),   # no tie-break on area
+    ("last_on_ties", "keep the child listed first"),         # <= keeps the last of equal children
+    ("whole_row", "leftovers, not children"),                # reads child[v] past count[v]
+    ("stops_above_leaves", "keep descending"),               # returns a level-1 node
+    ("float", "must be an integer"),
+])
+def test_choose_leaf_wrong_answers_fail(rule, message):
+    with pytest.raises(CheckFailed, match=message):
+        checks.check_choose_leaf(make_choose_leaf(rule))
+
+
+def test_choose_leaf_empty_tree_and_none():
+    def crashes_when_empty(box, level, count, child, root, entry):
+        if root < 0:
+            raise IndexError("no root")
+        return make_choose_leaf()(box, level, count, child, root, entry)
+
+    with pytest.raises(CheckFailed, match="raised IndexError"):
+        checks.check_choose_leaf(crashes_when_empty)
+    with pytest.raises(CheckFailed, match="returned None"):
+        checks.check_choose_leaf(lambda *a: None)
+
+
+# -- lesson 09: PickSeeds --------------------------------------------------------
+def make_pick_seeds(rule="guttman"):
+    def pick_seeds(b):
+        best, seeds = (0.0 if rule == "starts_at_zero" else -np.inf), (0, 1)
+        for i in range(len(b)):
+            for j in range(i + 1, len(b)):
+                J = (min(b[i][0], b[j][0]), min(b[i][1], b[j][1]), max(b[i][2], b[j][2]), max(b[i][3], b[j][3]))
+                d = area(J) if rule == "largest_union" else area(J) - area(b[i]) - area(b[j])
+                if d >= best if rule == "last_on_ties" else d > best:
+                    best, seeds = d, ((j, i) if rule == "reversed" else (i, j))
+        return seeds
+    return pick_seeds
+
+
 def test_pick_seeds_reference_passes(capsys):
-    checks.check_pick_seeds(pick_seeds_quadratic)
+    checks.check_pick_seeds(make_pick_seeds())
     assert "passed" in capsys.readouterr().out
 
 
-def test_pick_seeds_stub_and_mistakes():
-    with pytest.raises(CheckFailed, match="not written yet"):
-        checks.check_pick_seeds(stub)
-
-    def largest_union(b):
-        best = max(((max(b[i, 2], b[j, 2]) - min(b[i, 0], b[j, 0])) * (max(b[i, 3], b[j, 3]) - min(b[i, 1], b[j, 1])), i, j)
-                   for i in range(len(b)) for j in range(i + 1, len(b)))
-        return best[1], best[2]
-
-    with pytest.raises(CheckFailed, match="largest covering box"):
-        checks.check_pick_seeds(largest_union)
-    with pytest.raises(CheckFailed, match="two indices"):
-        checks.check_pick_seeds(lambda b: 0)
+@pytest.mark.parametrize("wrong, message", [
+    (stub, "not written yet"),
+    (make_pick_seeds("largest_union"), "largest covering box"),
+    (make_pick_seeds("starts_at_zero"), "every waste is negative"),
+    (make_pick_seeds("last_on_ties"), "keep the first pair found"),
+    (make_pick_seeds("reversed"), "smaller index first"),
+    (lambda b: 0, "must be a tuple of 2 integers"),
+])
+def test_pick_seeds_wrong_answers_fail(wrong, message):
+    with pytest.raises(CheckFailed, match=message):
+        checks.check_pick_seeds(wrong)
 
 
-# -- morton --------------------------------------------------------------------
-def test_morton_reference_passes(capsys):
-    checks.check_morton(lambda x, y: int(morton_encode(x, y)))
-    assert "passed" in capsys.readouterr().out
-
-
-def test_morton_stub_and_mistakes():
-    with pytest.raises(CheckFailed, match="not written yet"):
-        checks.check_morton(stub)
-    with pytest.raises(CheckFailed, match="x and y are swapped"):
-        checks.check_morton(lambda x, y: int(morton_encode(y, x)))
-    with pytest.raises(CheckFailed, match="side by side"):
-        checks.check_morton(lambda x, y: (y << 16) | x)
-
-
-# -- STR -----------------------------------------------------------------------
+# -- lesson 10: STR --------------------------------------------------------------
 def test_str_reference_passes(capsys):
     checks.check_str_level(checks.str_level_reference)
     assert "passed" in capsys.readouterr().out
 
 
-def test_str_stub_and_mistakes():
-    with pytest.raises(CheckFailed, match="not written yet"):
-        checks.check_str_level(stub)
+def x_only(c, M):
+    o = np.argsort(c[:, 0], kind="stable")
+    return [o[a:a + M] for a in range(0, len(c), M)]
 
-    def x_only(c, M):
-        o = np.argsort(c[:, 0], kind="stable")
-        return [o[a:a + M] for a in range(0, len(c), M)]
 
-    with pytest.raises(CheckFailed, match="sort each slice by y"):
-        checks.check_str_level(x_only)
+def make_str(ties="stable", slices="ceil"):
+    """The textbook steps with one knob turned: equal x in reverse order, or S = floor(sqrt(P))."""
+    def str_level(c, M):
+        k = len(c)
+        if k == 0:
+            return []
+        P = math.ceil(k / M)
+        S = math.ceil(math.sqrt(P)) if slices == "ceil" else max(1, math.isqrt(P))
+        by_x = np.argsort(c[:, 0], kind="stable") if ties == "stable" else np.argsort(-c[:, 0], kind="stable")[::-1]
+        groups = []
+        for first in range(0, k, S * M):
+            part = by_x[first:first + S * M]
+            part = part[np.argsort(c[part, 1], kind="stable")]
+            groups += [part[a:a + M] for a in range(0, len(part), M)]
+        return groups
+    return str_level
 
-    def slices_of_m(c, M):  # slices of M points instead of S * M: same as x_only with a y sort of each run
-        o = np.argsort(c[:, 0], kind="stable")
-        return [o[a:a + M] for a in range(0, len(c), M)][::-1]
 
-    with pytest.raises(CheckFailed, match="group 0"):
-        checks.check_str_level(slices_of_m)
-
-    def too_many(c, M):
-        return [np.array([i]) for i in range(len(c))]
-
-    with pytest.raises(CheckFailed, match="groups, expected"):
-        checks.check_str_level(too_many)
+@pytest.mark.parametrize("wrong, message", [
+    (stub, "not written yet"),
+    (x_only, "sort each slice by y"),
+    (make_str(ties="reversed"), "group"),   # equal x in the other order (an unstable sort)
+    (make_str(slices="floor"), "group"),    # S = floor(sqrt(P))
+    (lambda c, M: [np.array([i]) for i in range(len(c))], "groups, expected"),
+    (lambda c, M: [np.arange(len(c))] * 2 if len(c) else [], "repeated"),
+    (lambda c, M: [np.arange(len(c), dtype=float)] if len(c) else [], "integer ids"),
+    (lambda c, M: [np.arange(len(c))], "groups, expected 0"),  # an empty group for no centres
+    (lambda c, M: np.arange(len(c)), "list of groups"),
+])
+def test_str_wrong_answers_fail(wrong, message):
+    with pytest.raises(CheckFailed, match=message):
+        checks.check_str_level(wrong)
 
 
 def test_str_reference_shape():
     c = np.random.default_rng(0).uniform(0, 1, (100, 2))
     g = checks.str_level_reference(c, 4)
     assert len(g) == 25 and sorted(np.concatenate(g).tolist()) == list(range(100))
-    assert math.ceil(math.sqrt(25)) == 5
+    assert checks.str_level_reference(np.empty((0, 2)), 4) == []
+
+
+# -- lesson 10: morton -----------------------------------------------------------
+def test_morton_reference_passes(capsys):
+    checks.check_morton(lambda x, y: int(morton_encode(x, y)))
+    assert "passed" in capsys.readouterr().out
+
+
+def eight_bits(x, y):
+    return sum((((x >> i) & 1) << (2 * i)) | (((y >> i) & 1) << (2 * i + 1)) for i in range(8))
+
+
+@pytest.mark.parametrize("wrong, message", [
+    (stub, "not written yet"),
+    (lambda x, y: int(morton_encode(y, x)), "x and y are swapped"),
+    (lambda x, y: (y << 16) | x, "side by side"),
+    (eight_bits, "only the low 8 bits"),
+    (lambda x, y: float(morton_encode(x, y)), "must be an integer"),
+])
+def test_morton_wrong_answers_fail(wrong, message):
+    with pytest.raises(CheckFailed, match=message):
+        checks.check_morton(wrong)
+
+
+# -- lesson 10, core: the k-d median split ---------------------------------------
+def make_split(rule="select"):
+    def median_split(perm, lo, hi, centres, axis):
+        k = hi - lo
+        keys = centres[perm[lo:hi], 1 - axis if rule == "other_axis" else axis]
+        if rule == "full_sort":
+            order = np.argsort(keys, kind="stable")
+        elif rule == "lower_median":
+            order = np.argpartition(keys, (k - 1) // 2)
+        elif rule == "value_only":
+            return float(np.partition(keys, k // 2)[k // 2])
+        elif rule == "ignores_lo":
+            keys = centres[perm[:k], axis]
+            order = np.argpartition(keys, k // 2)
+            perm[:k] = perm[:k][order]
+            return float(centres[perm[k // 2], axis])
+        elif rule == "average":
+            order = np.argpartition(keys, k // 2)
+            perm[lo:hi] = perm[lo:hi][order]
+            return float(np.median(keys))
+        else:
+            order = np.argpartition(keys, k // 2)
+        perm[lo:hi] = perm[lo:hi][order]
+        if rule == "returns_position":
+            return lo + k // 2
+        h = (k - 1) // 2 if rule == "lower_median" else k // 2
+        return float(centres[perm[lo + h], axis])
+    return median_split
+
+
+def quickselect(perm, lo, hi, centres, axis):
+    """Quickselect with Lomuto's partition written out (another way than the library's)."""
+    kth = lo + (hi - lo) // 2
+    left, right = lo, hi - 1
+    while left < right:
+        middle = (left + right) // 2
+        perm[middle], perm[right] = perm[right], perm[middle]
+        pivot, store = centres[perm[right], axis], left
+        for i in range(left, right):
+            if centres[perm[i], axis] < pivot:
+                perm[store], perm[i] = perm[i], perm[store]
+                store += 1
+        perm[right], perm[store] = perm[store], perm[right]
+        if kth == store:
+            break
+        if kth < store:
+            right = store - 1
+        else:
+            left = store + 1
+    return float(centres[perm[kth], axis])
+
+
+@pytest.mark.parametrize("reference", [make_split(), quickselect], ids=["argpartition", "quickselect"])
+def test_median_split_references_pass(reference, capsys):
+    checks.check_median_split(reference)
+    assert "built the same leaves as KDTree" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong, message", [
+    (stub, "not written yet"),
+    (make_split("full_sort"), "sorted all 501 slots"),
+    (make_split("lower_median"), "the upper of the two middle ones"),
+    (make_split("value_only"), "left perm as it was"),
+    (make_split("ignores_lo"), "outside perm"),
+    (make_split("average"), "not an average"),
+    (make_split("returns_position"), "that is a position"),
+    (make_split("other_axis"), "expected the key of rank"),
+    (lambda perm, lo, hi, centres, axis: None, "returned None"),
+])
+def test_median_split_wrong_answers_fail(wrong, message):
+    with pytest.raises(CheckFailed, match=message):
+        checks.check_median_split(wrong)

@@ -1,12 +1,12 @@
-"""Lesson 08's exercise checks pass the reference, fail the stub, and fail plausible wrong answers."""
+"""Lesson 08's exercise checks pass the reference, fail the stub, and fail typical wrong answers, each named."""
+import numpy as np
 import pytest
 
-from lessons_lib.checks import (
-    CheckFailed,
-    check_count_bracket_overlaps,
-    check_endpoint_key,
-    check_list_bracket_overlaps,
-)
+from lessons_lib.checks import CheckFailed, check_count_bracket_overlaps, check_insertion_repair, check_sweep
+
+
+def stub(*args):
+    raise NotImplementedError
 
 
 # -- exercise 1: count the overlaps in a bracket string ------------------------
@@ -21,11 +21,7 @@ def count_reference(s):
     return count
 
 
-def count_stub(s):
-    raise NotImplementedError
-
-
-def count_includes_itself(s):  # adds the depth after pushing
+def count_includes_itself(s):  # adds the depth after opening
     depth = count = 0
     for ch in s:
         if ch == "[":
@@ -44,6 +40,10 @@ def count_returns_float(s):
     return float(count_reference(s))
 
 
+def count_forgets_return(s):
+    count_reference(s)
+
+
 def test_count_reference_passes(capsys):
     check_count_bracket_overlaps(count_reference)
     assert "passed" in capsys.readouterr().out
@@ -51,135 +51,145 @@ def test_count_reference_passes(capsys):
 
 def test_count_stub_fails():
     with pytest.raises(CheckFailed, match="not written yet"):
-        check_count_bracket_overlaps(count_stub)
+        check_count_bracket_overlaps(stub)
 
 
 @pytest.mark.parametrize("wrong, message", [
     (count_includes_itself, "does not overlap itself"),
     (count_adjacent_only, "every interval still open"),
-    (count_returns_float, "return an int"),
+    (count_returns_float, "must be an integer"),
+    (count_forgets_return, "returned None"),
 ])
 def test_count_wrong_answers_fail(wrong, message):
     with pytest.raises(CheckFailed, match=message):
         check_count_bracket_overlaps(wrong)
 
 
-# -- exercise 2: list the overlapping pairs of named intervals -----------------
-def list_reference(tokens):
-    open_, out = [], []
-    for ch, name in tokens:
-        if ch == "[":
-            out += [(min(i, name), max(i, name)) for i in open_]
-            open_.append(name)
-        else:
-            open_.remove(name)
-    return out
+# -- exercise 2: the sweep on the structure's arrays ---------------------------
+def make_sweep(strict=False, same_axis=False, keep_open=False, pop_last=False, unordered=False,
+               every_row=False, max_is_min=False, tests_off=False, as_list=False, mutate=False):
+    def sweep(keys, codes, boxes, axis):
+        if mutate:
+            codes.sort()
+        other = axis if same_axis else 1 - axis
+        if every_row:  # brute force over the rows of boxes, freed slots included
+            pairs = [(i, j) for i in range(len(boxes)) for j in range(i + 1, len(boxes))
+                     if boxes[i, 0] <= boxes[j, 2] and boxes[j, 0] <= boxes[i, 2]
+                     and boxes[i, 1] <= boxes[j, 3] and boxes[j, 1] <= boxes[i, 3]]
+            return pairs, len(boxes) * (len(boxes) - 1) // 2
+        open_, pairs, tests = [], [], 0
+        for c in codes.tolist():
+            s = c >> 1
+            is_max = (c & 1) == 1
+            if max_is_min:
+                is_max = not is_max
+            if not is_max:
+                for a in open_:
+                    tests += 1
+                    lo_ok = boxes[a, other] < boxes[s, other + 2] if strict else boxes[a, other] <= boxes[s, other + 2]
+                    hi_ok = boxes[s, other] < boxes[a, other + 2] if strict else boxes[s, other] <= boxes[a, other + 2]
+                    if lo_ok and hi_ok:
+                        pairs.append((a, s) if unordered else (min(a, s), max(a, s)))
+                open_.append(s)
+            elif not keep_open:
+                if pop_last:
+                    open_.pop()
+                elif s in open_:
+                    open_.remove(s)
+        if as_list:
+            return [pairs, tests]
+        return pairs, tests + (1 if tests_off and tests else 0)
+    return sweep
 
 
-def list_stub(tokens):
-    raise NotImplementedError
+def test_sweep_reference_passes(capsys):
+    check_sweep(make_sweep())
+    out = capsys.readouterr().out
+    assert "passed" in out and "plugged into SweepAndPrune" in out
 
 
-def list_pop_top(tokens):  # closes the most recent interval, whatever ']' names
-    open_, out = [], []
-    for ch, name in tokens:
-        if ch == "[":
-            out += [(min(i, name), max(i, name)) for i in open_]
-            open_.append(name)
-        else:
-            open_.pop()
-    return out
+def test_sweep_stub_fails():
+    with pytest.raises(CheckFailed, match="sweep is not written yet"):
+        check_sweep(stub)
 
 
-def list_top_only(tokens):  # pairs a new interval with the last one opened only
-    open_, out = [], []
-    for ch, name in tokens:
-        if ch == "[":
-            if open_:
-                out.append((min(open_[-1], name), max(open_[-1], name)))
-            open_.append(name)
-        else:
-            open_.remove(name)
-    return out
-
-
-def list_unordered(tokens):  # (open, new) without ordering the names
-    open_, out = [], []
-    for ch, name in tokens:
-        if ch == "[":
-            out += [(name, i) for i in open_]
-            open_.append(name)
-        else:
-            open_.remove(name)
-    return out
-
-
-def test_list_reference_passes(capsys):
-    check_list_bracket_overlaps(list_reference)
-    assert "passed" in capsys.readouterr().out
-
-
-def test_list_stub_fails():
-    with pytest.raises(CheckFailed, match="not written yet"):
-        check_list_bracket_overlaps(list_stub)
-
-
-@pytest.mark.parametrize("wrong, message", [
-    (list_pop_top, "do not just pop the top"),
-    (list_top_only, "every\\* open interval"),
-    (list_unordered, "smaller name first"),
+@pytest.mark.parametrize("mistake, message", [
+    ("strict", "only touch along"),                          # < instead of <= on the other axis
+    ("same_axis", "test that decides is on the other axis"),  # tests the sweep axis again
+    ("keep_open", "leaves the open set at its max endpoint"),  # never closes a box
+    ("pop_last", "not always the one opened last"),          # closes the box opened last
+    ("unordered", "smaller index first"),                     # (open, new) instead of (min, max)
+    ("every_row", "holds no box of the structure"),           # brute force over the rows, freed slots too
+    ("max_is_min", "found"),                                  # reads is_max the wrong way round
+    ("tests_off", "tests, expected"),                         # a wrong count of tests
+    ("as_list", "return a tuple"),                            # [pairs, tests]
+    ("mutate", "changed its argument number 2 in place"),     # sorts the codes it was given
 ])
-def test_list_wrong_answers_fail(wrong, message):
+def test_sweep_wrong_answers_fail(mistake, message):
     with pytest.raises(CheckFailed, match=message):
-        check_list_bracket_overlaps(wrong)
+        check_sweep(make_sweep(**{mistake: True}))
 
 
-def test_list_bad_return_type_fails():
-    with pytest.raises(CheckFailed, match="list of \\(i, j\\)"):
-        check_list_bracket_overlaps(lambda tokens: 3)
+def test_sweep_none_and_float_pairs_are_reported():
+    with pytest.raises(CheckFailed, match="returned None"):
+        check_sweep(lambda keys, codes, boxes, axis: None)
+    with pytest.raises(CheckFailed, match="must be an integer"):
+        check_sweep(lambda keys, codes, boxes, axis: ([(0.0, 1.0)], 1))
 
 
-# -- exercise 3: the endpoint sort key -----------------------------------------
-def key_reference(coord, is_max):
-    return (coord, is_max)
+# -- exercise 3: insertion-sort repair, counting swaps -------------------------
+def make_repair(walk_past_equal=False, ignore_ties=False, count_movers=False, rebind=False, keys_only=False,
+                count_positions=False, no_return=False, float_swaps=False):
+    def insertion_repair(keys, codes):
+        if rebind:  # sorts copies, the caller's arrays stay as they were
+            order = np.lexsort((codes & 1, keys))
+            keys, codes = keys[order], codes[order]
+            return 0
+        if count_positions:  # a full sort, and the number of endpoints whose position changed
+            order = np.lexsort((codes & 1, keys))
+            keys[:], codes[:] = keys[order], codes[order]
+            return int((order != np.arange(len(order))).sum())
+        swaps = 0
+        for t in range(1, len(keys)):
+            k, c = keys[t], codes[t]
+            u = t - 1
+            while u >= 0 and (keys[u] > k or (not ignore_ties and keys[u] == k and (
+                    (codes[u] & 1) >= (c & 1) if walk_past_equal else (codes[u] & 1) > (c & 1)))):
+                keys[u + 1] = keys[u]
+                if not keys_only:
+                    codes[u + 1] = codes[u]
+                u -= 1
+            keys[u + 1] = k
+            if not keys_only:
+                codes[u + 1] = c
+            swaps += min(1, t - 1 - u) if count_movers else t - 1 - u
+        if no_return:
+            return None
+        return float(swaps) if float_swaps else swaps
+    return insertion_repair
 
 
-def key_stub(coord, is_max):
-    raise NotImplementedError
+def test_repair_reference_passes(capsys):
+    check_insertion_repair(make_repair())
+    out = capsys.readouterr().out
+    assert "passed" in out and "update_many" in out
 
 
-def key_coordinate_only(coord, is_max):  # ties left to chance (here: maxes first)
-    return coord
+def test_repair_stub_fails():
+    with pytest.raises(CheckFailed, match="insertion_repair is not written yet"):
+        check_insertion_repair(stub)
 
 
-def key_max_first(coord, is_max):  # open boxes semantics: close before opening
-    return (coord, not is_max)
-
-
-def key_string(coord, is_max):  # sorts "10.0" before "2.0"
-    return f"{coord}{int(is_max)}"
-
-
-def test_key_reference_passes(capsys):
-    check_endpoint_key(key_reference)
-    assert "touching" in capsys.readouterr().out
-
-
-def test_key_stub_fails():
-    with pytest.raises(CheckFailed, match="not written yet"):
-        check_endpoint_key(key_stub)
-
-
-@pytest.mark.parametrize("wrong, message", [
-    (key_coordinate_only, "touching at x = 2.*at a tie"),
-    (key_max_first, "touching at x = 2.*at a tie"),
-    (key_string, "x = 10"),
+@pytest.mark.parametrize("mistake, message", [
+    ("walk_past_equal", "endpoints that compare equal changed places"),  # >= : unstable, too many swaps
+    ("ignore_ties", "a min comes before a max"),                          # compares coordinates only
+    ("count_movers", "not once per endpoint that moves"),                 # one per endpoint, not per step
+    ("rebind", "left the arrays exactly as they were"),                   # sorts a copy
+    ("keys_only", "its code must move with it"),                          # codes left behind
+    ("count_positions", "swaps, expected"),                               # a full sort, positions changed
+    ("no_return", "returned None"),
+    ("float_swaps", "must be an integer"),
 ])
-def test_key_wrong_answers_fail(wrong, message):
+def test_repair_wrong_answers_fail(mistake, message):
     with pytest.raises(CheckFailed, match=message):
-        check_endpoint_key(wrong)
-
-
-def test_key_incomparable_fails():
-    with pytest.raises(CheckFailed, match="could not be compared"):
-        check_endpoint_key(lambda c, m: None if m else (c,))
+        check_insertion_repair(make_repair(**{mistake: True}))

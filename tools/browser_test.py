@@ -415,14 +415,14 @@ def run_all(page, name: str, timeout_ms: float) -> None:
 def cell_label(name: str, cells: list[dict], i: int) -> str:
     """``"01_x.ipynb cell 12/46 (bp = make_scene(...))"``: where a problem is."""
     lines = [ln.strip() for ln in cells[i]["source"].splitlines()]
-    first = next((ln for ln in lines if ln and not ln.startswith("# NBVAL_")), "")
+    first = next((ln for ln in lines if ln), "")
     first = first if len(first) <= 60 else first[:57] + "..."
     return f"{name} cell {i + 1}/{len(cells)} ({first})"
 
 
 def may_raise(cell: dict) -> bool:
-    """Cells marked to raise on purpose (nbval's marker or JupyterLab's tag)."""
-    return "raises-exception" in cell["tags"] or "NBVAL_RAISES_EXCEPTION" in cell["source"]
+    """Cells marked to raise on purpose (the cell tag nbval and JupyterLab both honour)."""
+    return "raises-exception" in cell["tags"]
 
 
 def cell_problems(name: str, cells: list[dict]) -> list[str]:

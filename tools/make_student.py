@@ -9,8 +9,8 @@ For each ``notebooks/NN_*.ipynb``:
   ``raise NotImplementedError("write your solution here")``, indented like the
   marker, so the function's signature and docstring stay in place;
 * the outputs of those exercise cells and of the check cell that follows each
-  one are cleared, and the check cell is marked for nbval as expected to raise
-  (``# NBVAL_RAISES_EXCEPTION``), since a check on a stub must fail;
+  one are cleared, and the check cell gets the cell tag ``raises-exception`` (which
+  nbval and JupyterLab's Run All honour), since a check on a stub must fail;
 * everything else is copied unchanged.
 
 The markers are nbgrader's, so a teacher can also give the teacher's notebooks
@@ -27,7 +27,7 @@ import nbformat
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 STUB = 'raise NotImplementedError("write your solution here")'
-RAISES = "# NBVAL_RAISES_EXCEPTION"
+RAISES = "raises-exception"
 
 
 def stub_source(source: str) -> str:
@@ -70,8 +70,9 @@ def student_notebook(nb):
         if i + 1 < len(code):
             check = code[i + 1]
             check.outputs, check.execution_count = [], None
-            if not check.source.startswith(RAISES):
-                check.source = f"{RAISES}\n{check.source}"
+            tags = check.metadata.setdefault("tags", [])
+            if RAISES not in tags:
+                tags.append(RAISES)
     return nb
 
 

@@ -12,10 +12,17 @@ the order the lesson meets them:
    bound gives wrong answers;
 3. the real sweep over sorted endpoints, recorded event by event for a
    :class:`~lessons_lib.widgets.Stepper` (:func:`sweep_events`, :func:`sweep_stepper`);
-4. temporal coherence, frame after frame (:func:`coherence_run`).
+4. the endpoint arrays of :class:`~lessons_lib.structures.sweep_and_prune.SweepAndPrune`
+   as the exercises see them (:func:`endpoint_arrays`), keys refreshed after a
+   move (:func:`refreshed_keys`) and the swaps an insertion sort needs
+   (:func:`count_inversions`, by brute force);
+5. temporal coherence, frame after frame (:func:`coherence_run`), and the
+   stored measurement at n = 100,000 that the lesson plots
+   (:func:`store_results`, ``python -m lessons_lib.labs.sweep --store``).
 
-Source: the sweep-and-prune section of magley's broad-phase article (2026),
-[magley2026]. The code and wording here are ours.
+Sources: the sweep-and-prune section of magley's broad-phase article (2026),
+[magley2026]; the swap-based kept pairs of [Baraff1992] and [Cohen1995]. The
+code and wording here are ours.
 """
 from __future__ import annotations
 
@@ -37,8 +44,17 @@ __all__ = [
     "SweepEvent",
     "sweep_events",
     "sweep_stepper",
+    "endpoint_arrays",
+    "refreshed_keys",
+    "count_inversions",
     "coherence_run",
+    "frame_costs",
+    "store_results",
+    "COHERENCE_RESULTS",
 ]
+
+#: The stored measurement of lesson 08 (``data/results/<name>.csv``).
+COHERENCE_RESULTS = "sweep_coherence"
 
 
 # --------------------------------------------------------------------------
@@ -438,7 +454,65 @@ def sweep_stepper(boxes, axis: int = 0, **stepper_options):
 
 
 # --------------------------------------------------------------------------
-# 4. Temporal coherence, frame after frame
+# 4. The endpoint arrays, as the exercises see them
+# --------------------------------------------------------------------------
+def endpoint_arrays(sap) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Copies of a :class:`~lessons_lib.structures.sweep_and_prune.SweepAndPrune`'s flat arrays.
+
+    Returns
+    -------
+    keys : numpy.ndarray, shape (m,), float64
+        Coordinates of the ``m = 2 n`` endpoints on the sweep axis, sorted by
+        ``(key, is_max)``.
+    codes : numpy.ndarray, shape (m,), int64
+        ``2 * slot + is_max`` of each endpoint: ``codes >> 1`` is the slot
+        (the box's row in ``boxes``), ``codes & 1`` is 1 for a max endpoint.
+    boxes : numpy.ndarray, shape (high_water, 4), float64
+        The element table's boxes by slot. Rows of freed slots keep the box
+        they last held: only the slots named in ``codes`` are in the structure.
+    """
+    m = int(sap.m)
+    hw = int(sap.elements.high_water)
+    return sap.keys[:m].copy(), sap.codes[:m].copy(), sap.elements.boxes[:hw].copy()
+
+
+def refreshed_keys(codes, boxes, axis: int) -> np.ndarray:
+    """The key of every endpoint read again from ``boxes`` (after the boxes moved), in the order of ``codes``.
+
+    ``keys[t] = boxes[codes[t] >> 1, axis + 2 * (codes[t] & 1)]``: the min or max
+    coordinate of the endpoint's box on the sweep axis. The result is no longer
+    sorted when boxes overtook each other: that is what the insertion sort repairs.
+    """
+    c = np.asarray(codes, np.int64)
+    b = np.asarray(boxes, np.float64).reshape(-1, 4)
+    if isinstance(axis, bool) or axis not in (0, 1):
+        raise ValueError(f"axis must be 0 or 1, got {axis!r}")
+    return b[c >> 1, axis + 2 * (c & 1)].astype(np.float64)
+
+
+def count_inversions(keys, codes) -> int:
+    """Swaps an insertion sort makes: the pairs ``u < v`` whose endpoint ``v`` sorts strictly before ``u``.
+
+    "Before" is the order of the sweep: smaller key, or equal key with a min
+    (``codes & 1 == 0``) before a max. Equal endpoints (same key, both mins or
+    both maxes) are never exchanged, so they do not count. Brute force,
+    O(m^2) in blocks: for checks and small examples.
+    """
+    k = np.asarray(keys, np.float64).ravel()
+    mx = np.asarray(codes, np.int64).ravel() & 1
+    if len(k) != len(mx):
+        raise ValueError(f"keys and codes differ in length: {len(k)} and {len(mx)}")
+    total = 0
+    for start in range(0, len(k), 512):
+        ku, mu = k[start:start + 512, None], mx[start:start + 512, None]
+        later = np.arange(len(k))[None, :] > np.arange(start, min(start + 512, len(k)))[:, None]
+        ahead = (k[None, :] < ku) | ((k[None, :] == ku) & (mx[None, :] < mu))
+        total += int((later & ahead).sum())
+    return total
+
+
+# --------------------------------------------------------------------------
+# 5. Temporal coherence, frame after frame
 # --------------------------------------------------------------------------
 def coherence_run(boxes, frames: int = 30, step: float = 1.0, seed: int = 0) -> dict[str, np.ndarray]:
     """Move every box a small step per frame; compare insertion sort with a full re-sort.
@@ -527,3 +601,122 @@ def coherence_run(boxes, frames: int = 30, step: float = 1.0, seed: int = 0) -> 
         out["swaps"].append(inc.last_swaps)
         out["pairs"].append(len(p_inc))
     return {k: np.array(v, dtype=np.int64 if k in ("swaps", "pairs") else np.float64) for k, v in out.items()}
+
+
+# --------------------------------------------------------------------------
+# 6. The stored measurement: one frame at n = 100,000, by distance moved
+# --------------------------------------------------------------------------
+def _cpu_ms(fn, repeat: int) -> float:
+    """Median CPU milliseconds of ``fn()`` (``time.process_time``: waiting for a shared core does not count)."""
+    times = []
+    for _ in range(max(1, repeat)):
+        t0 = time.process_time()
+        fn()
+        times.append(time.process_time() - t0)
+    return 1e3 * float(np.median(times))
+
+
+def _kept_pairs_structure(boxes):
+    """The I-COLLIDE variant: both axes kept sorted, the pair set kept between frames."""
+    from ..structures.sweep_and_prune import SweepAndPrune
+
+    return SweepAndPrune.from_boxes(boxes, persistent_pairs=True)
+
+
+def frame_costs(n: int = 100_000, steps=(0.1, 0.25, 0.5, 1.0, 2.0, 4.0), repeat: int = 5, seed: int = 1,
+                log=None) -> list[dict]:
+    """Measure one frame of motion on the ``random`` scene scaled to ``n``, for each distance moved.
+
+    For each ``step`` (world units per frame; the boxes are 12 to 16 units wide)
+    every box moves by a random vector of length at most ``step``
+    (:func:`lessons_lib.scenes.moved`). Measured, as median CPU milliseconds
+    over ``repeat`` frames that go back and forth between the two positions:
+
+    * the sort step alone on the sweep axis: insertion sort from last frame's
+      order against a full re-sort (numpy's quicksort), on copies of the same
+      refreshed keys;
+    * a whole frame, ``update_many`` of every box then ``pairs()``, for three
+      designs: insertion sort + sweep (``SweepAndPrune()``), full re-sort +
+      sweep (``incremental=False``), and the kept pair set of [Cohen1995]
+      (``persistent_pairs=True``: both axes sorted, no sweep).
+
+    The three designs' pairs are checked equal every frame.
+
+    Returns
+    -------
+    list of dict
+        One row per step: ``n, step, swaps_per_endpoint, sort_insertion_ms,
+        sort_full_ms, frame_insertion_ms, frame_resort_ms, frame_kept_pairs_ms,
+        pairs``.
+
+    Raises
+    ------
+    AssertionError
+        If the designs ever disagree (a bug, not a measurement).
+    """
+    from ..scenes import moved, scaled_scene
+    from ..structures.sweep_and_prune import SweepAndPrune, insertion_sort_endpoints, sort_endpoints
+
+    boxes = scaled_scene("random", n)
+    ids = np.arange(n, dtype=np.int64)
+    rows = []
+    for step in steps:
+        there = moved(boxes, step, seed=seed)
+        base = SweepAndPrune.from_boxes(boxes)
+        keys, codes, _ = endpoint_arrays(base)
+        fresh = refreshed_keys(codes, there, base.axis)
+        m = len(codes)
+
+        def sort_with(sorter):
+            k, c = fresh.copy(), codes.copy()
+            return sorter(k, c, m)
+
+        swaps = int(sort_with(insertion_sort_endpoints))
+        t_ins = _cpu_ms(lambda: sort_with(insertion_sort_endpoints), repeat)
+        t_full = _cpu_ms(lambda: sort_with(sort_endpoints), repeat)
+        designs = {"insertion": SweepAndPrune.from_boxes(boxes),
+                   "resort": SweepAndPrune.from_boxes(boxes, incremental=False),
+                   "kept_pairs": _kept_pairs_structure(boxes)}
+        frame, found = {}, {}
+        for name, bp in designs.items():
+            times = []
+            for r in range(2 * max(1, repeat)):
+                target = there if r % 2 == 0 else boxes
+                t0 = time.process_time()
+                bp.update_many(ids, target)
+                p = bp.pairs()
+                times.append(time.process_time() - t0)
+                if r % 2 == 0:
+                    found[name] = p
+            frame[name] = 1e3 * float(np.median(times))
+        ref = found["resort"]
+        for name, p in found.items():
+            assert np.array_equal(p, ref), f"{name}: pairs differ from the full re-sort's"
+        rows.append({"n": int(n), "step": float(step), "swaps_per_endpoint": swaps / m,
+                     "sort_insertion_ms": t_ins, "sort_full_ms": t_full,
+                     "frame_insertion_ms": frame["insertion"], "frame_resort_ms": frame["resort"],
+                     "frame_kept_pairs_ms": frame["kept_pairs"], "pairs": int(len(ref))})
+        if log:
+            log(", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in rows[-1].items()))
+    return rows
+
+
+def store_results(n: int = 100_000, repeat: int = 5, log=print, *, steps=(0.1, 0.25, 0.5, 1.0, 2.0, 4.0),
+                  name: str = COHERENCE_RESULTS):
+    """Run :func:`frame_costs` and write ``data/results/<name>.csv`` (``name`` may be a path); return its path."""
+    from ..data import save_results
+
+    rows = frame_costs(n, steps=steps, repeat=repeat, log=log)
+    return save_results(name, rows, command="python -m lessons_lib.labs.sweep --store",
+                        what=f"lesson 08: one frame of the random scene scaled to n = {n:,}, by distance moved per "
+                             f"frame; sort step and whole frame (update_many + pairs), median CPU ms of {repeat} "
+                             "frames back and forth")
+
+
+if __name__ == "__main__":  # pragma: no cover - a maintenance command
+    import sys
+
+    if "--store" in sys.argv[1:]:
+        print(f"wrote {store_results()}")
+    else:
+        print("usage: python -m lessons_lib.labs.sweep --store   (writes data/results/sweep_coherence.csv)")

@@ -1,0 +1,86 @@
+"""The labs of lessons 08-10: the endpoint arrays the exercises see, brute-force swap counts, and the
+stored measurements (run small here; the lessons plot the stored full-size files)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lessons_lib import load_results, make_scene
+from lessons_lib.labs import rtrees as rl
+from lessons_lib.labs import sweep as sl
+from lessons_lib.structures.sweep_and_prune import SweepAndPrune, insertion_sort_endpoints
+
+
+def test_endpoint_arrays_are_sorted_copies_by_slot():
+    boxes = make_scene("random", 50, seed=2)
+    sap = SweepAndPrune.from_boxes(boxes, axis=1)
+    sap.remove(3)
+    keys, codes, table = sl.endpoint_arrays(sap)
+    assert len(keys) == len(codes) == 2 * 49 and table.shape == (50, 4)
+    assert np.array_equal(keys, sl.refreshed_keys(codes, table, 1))  # keys are the boxes' y min / max
+    assert all((a, ma) <= (b, mb) for a, ma, b, mb in zip(keys[:-1], codes[:-1] & 1, keys[1:], codes[1:] & 1))
+    assert 3 not in set((codes >> 1).tolist())
+    keys[:] = 0.0
+    assert sap.is_sorted()  # copies: the structure is untouched
+
+
+def test_refreshed_keys_rejects_a_bad_axis():
+    with pytest.raises(ValueError, match="axis"):
+        sl.refreshed_keys(np.array([0, 1]), np.zeros((1, 4)), 2)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_count_inversions_equals_the_insertion_sorts_swaps(seed):
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(0, 80))
+    keys = rng.integers(0, 6, m).astype(float)  # many ties, mins and maxes among them
+    codes = rng.permutation(m).astype(np.int64)
+    expected = sl.count_inversions(keys, codes)
+    k, c = keys.copy(), codes.copy()
+    assert insertion_sort_endpoints(k, c, m) == expected
+
+
+def test_count_inversions_checks_lengths():
+    with pytest.raises(ValueError, match="differ in length"):
+        sl.count_inversions([1.0, 2.0], [0])
+
+
+def test_frame_costs_small_and_stored(tmp_path):
+    rows = sl.frame_costs(2_000, steps=(0.5,), repeat=1)
+    (r,) = rows
+    assert r["n"] == 2_000 and r["step"] == 0.5 and r["swaps_per_endpoint"] > 0
+    assert r["pairs"] > 0 and all(r[k] > 0 for k in ("sort_insertion_ms", "sort_full_ms", "frame_insertion_ms",
+                                                     "frame_resort_ms", "frame_kept_pairs_ms"))
+    path = sl.store_results(1_000, repeat=1, log=None, steps=(0.25,), name=tmp_path / "coherence.csv")
+    table = load_results(path)
+    assert table.meta["command"] == "python -m lessons_lib.labs.sweep --store" and len(table) == 1
+
+
+def test_the_stored_coherence_file_has_what_lesson_08_reads():
+    table = load_results(sl.COHERENCE_RESULTS)
+    for column in ("step", "swaps_per_endpoint", "sort_insertion_ms", "sort_full_ms", "frame_insertion_ms",
+                   "frame_resort_ms", "frame_kept_pairs_ms", "n"):
+        assert len(table[column]) >= 3, column
+    assert np.all(np.diff(table["step"]) > 0)
+
+
+def test_loader_costs_agree_and_store(tmp_path):
+    rows = rl.loader_costs(ns=(400,), repeat=1)
+    assert [r["loader"] for r in rows] == list(rl.LOADERS)
+    assert len({r["pairs"] for r in rows}) == 1  # loader_costs also asserts every loader finds the same pairs
+    paths = rl.store_results(log=None, ns=(300,), sizes=(1_000,), names=(tmp_path / "l.csv", tmp_path / "m.csv"))
+    assert len(load_results(paths[0])) == len(rl.LOADERS) and len(load_results(paths[1])) == 1
+
+
+def test_median_costs():
+    (row,) = rl.median_costs(sizes=(2_001,))
+    assert row["k"] == 2_001 and row["sort_ms"] > 0 and row["selection_ms"] > 0
+
+
+def test_the_stored_tree_files_have_what_lessons_09_10_read():
+    loaders = load_results(rl.LOADER_RESULTS)
+    assert set(loaders.unique("loader")) == set(rl.LOADERS)
+    for column in ("n", "build_ms", "pairs_ms", "nodes", "height"):
+        assert len(loaders[column]) == len(loaders), column
+    medians = load_results(rl.MEDIAN_RESULTS)
+    assert list(medians["k"]) == sorted(medians["k"]) and len(medians) >= 2
