@@ -33,8 +33,10 @@ carry every correctness argument of the grids:
 
 The arithmetic holds over the whole float range as long as the origin is
 finite and ``1 / cell_size`` is finite and positive (a cell size of at least
-:data:`MIN_CELL_SIZE`): ``v - origin`` may overflow to infinity, which clamps
-like any other far coordinate, and no NaN can arise.
+:data:`MIN_CELL_SIZE`): where ``v - origin`` overflows (a world spanning the
+float range), :func:`cell_of` takes it in halves, ``(0.5 * v - 0.5 * origin)``,
+so the index is the true one and not merely clamped (a point grid's search
+reach counts cells between centres), and no NaN can arise.
 
 Linked node lists (one 32-bit integer per cell)
 -----------------------------------------------
@@ -70,7 +72,7 @@ from ..core.jit import njit
 
 __all__ = [
     "XMIN", "YMIN", "XMAX", "YMAX", "USED", "FREE", "CELL_LIMIT", "MIN_CELL_SIZE",
-    "cell_of", "cell_span", "box_cells", "cell_of_centre",
+    "cells_from_origin", "cell_of", "cell_span", "box_cells", "cell_of_centre",
     "new_lists", "grown", "grown_pool", "pool_full", "pool_push", "pool_unlink", "append_id",
     "query_hit", "gather_cell", "cell_pairs", "cell_counts", "grid_world",
 ]
@@ -83,20 +85,38 @@ USED, FREE = 0, 1
 CELL_LIMIT = 2**30 - 1
 #: Smallest cell size whose inverse is a finite float (about 5.6e-309 world units).
 MIN_CELL_SIZE = 1.0 / sys.float_info.max
+#: The largest finite float.
+FLOAT_MAX = sys.float_info.max
 
 
 # --------------------------------------------------------------------------
 # Cell ranges
 # --------------------------------------------------------------------------
+@njit(inline="always")
+def cells_from_origin(v, origin, inv):
+    """``(v - origin) * inv``, the distance from the origin in cells, also where ``v - origin`` overflows.
+
+    Then it is taken in halves, ``2 * ((0.5 * v - 0.5 * origin) * inv)``
+    (exact scaling by 2), so it is the true value and not infinity
+    (it may still be infinite when the true value is beyond the float range).
+    Monotone in ``v``.
+    """
+    d = v - origin
+    if d > FLOAT_MAX:  # overflowed: the same product from halves, which cannot overflow
+        return 2.0 * ((0.5 * v - 0.5 * origin) * inv)
+    return d * inv
+
+
 @njit
 def cell_of(v, origin, inv, n):
     """Cell index of coordinate ``v`` along one axis, clamped to ``[0, n - 1]``.
 
     ``v``, ``origin``: float64 world units (``origin`` finite); ``inv``:
     1 / cell size (finite, > 0); ``n``: number of cells along the axis.
-    Infinite intermediate values (huge coordinates) clamp like any other.
+    Where ``v - origin`` overflows it is taken in halves (exact scaling by 2),
+    so the index stays the true cell; the map stays monotone in ``v``.
     """
-    t = (v - origin) * inv
+    t = cells_from_origin(v, origin, inv)
     if t <= 0.0:
         return 0
     if t >= n:

@@ -104,8 +104,8 @@ from ..base import register
 from ..core.boxes import overlaps, row_overlaps
 from ..core.jit import njit
 from ..core.params import check_int
-from .grid_cells import (USED, XMAX, XMIN, YMAX, YMIN, cell_counts, cell_of_centre, cell_span, grown_pool, new_lists,
-                         pool_full, pool_push, pool_unlink)
+from .grid_cells import (USED, XMAX, XMIN, YMAX, YMIN, cell_counts, cell_of_centre, cell_span, cells_from_origin,
+                         grown_pool, new_lists, pool_full, pool_push, pool_unlink)
 from .loose_bounds import EMPTY_RECT, f32_down, f32_up, grow_rect, set_empty
 from .slot_lists import grown_slots, scan_slot_list, unlink_slot
 from .uniform_grid import DEFAULT_MAX_CELLS, FixedGrid, suggest_cell_size
@@ -446,8 +446,8 @@ def _near_span(lo, hi, origin, inv, n):
     (hi - origin) / size + 0.5`` matter (the bounds are widened by a
     millionth of a cell against rounding).
     """
-    t0 = min(max((lo - origin) * inv - 1.500001, 0.0), n - 1.0)
-    t1 = min(max((hi - origin) * inv + 0.500001, 0.0), n - 1.0)
+    t0 = min(max(cells_from_origin(lo, origin, inv) - 1.500001, 0.0), n - 1.0)
+    t1 = min(max(cells_from_origin(hi, origin, inv) + 0.500001, 0.0), n - 1.0)
     return int(t0), int(t1)
 
 
