@@ -63,12 +63,15 @@ assignments: setup $(NBGRADER_STAMP)
 test-nbgrader: setup $(NBGRADER_STAMP)
 	$(BIN)/python -m pytest -q tests/nbgrader_autograde.py; $(CHECK5)
 
-# Speed and memory: regenerates every stored result under data/results/ (about 10 minutes on two
+# Speed and memory: regenerates the stored results under data/results/ (about 40 minutes on two
 # cores): the three benchmark suites (bench_article.csv, bench_scaled.csv, bench_dynamic.csv, every
-# result checked, peers beside ours), lesson 05's quadtree scaling and target printout, lesson 12's
-# simulation files, then prints the course's goals (benchmarks/, outside the package). Timing never
-# fails the run; a wrong pair does. ARGS runs only what it says: make bench ARGS="--suite article" runs
-# a suite (python -m lessons_lib.bench), make bench ARGS="--only quadtrees" some goals (python -m benchmarks).
+# result checked, peers beside ours), lessons 02-03's grids and hashes (python -m lessons_lib.labs.grids
+# --store), lesson 05's quadtree scaling, lessons 05-07's measurements
+# (python -m lessons_lib.labs.quadtrees|loose --store), lesson 12's simulation files, lesson 14's
+# partitioned join (partitioned_runs.csv, partitioned_tasks.csv), then prints the course's goals
+# (benchmarks/, outside the package). Timing never fails the run; a wrong pair does. ARGS runs only
+# what it says: make bench ARGS="--suite article" runs a suite (python -m lessons_lib.bench),
+# make bench ARGS="--only quadtrees" some goals (python -m benchmarks).
 BENCH_STAMP := $(VENV)/.bench-stamp
 
 $(BENCH_STAMP): $(STAMP) pyproject.toml
@@ -80,8 +83,16 @@ ifeq ($(strip $(ARGS)),)
 	$(BIN)/python -m lessons_lib.bench --suite all
 	$(BIN)/python -m benchmarks.goals_quadtrees data/results/quadtree_scaling.csv
 	$(BIN)/python -m benchmarks --only quadtrees > data/results/bench_quadtrees.txt
+	@echo "lessons 02-03: grid and spatial hash measurements (a few minutes)"
+	$(BIN)/python -m lessons_lib.labs.grids --store
+	@echo "lessons 05-07: quadtree and loose-structure measurements (about 25 minutes)"
+	$(BIN)/python -m lessons_lib.labs.quadtrees --store
+	$(BIN)/python -m lessons_lib.labs.loose --store
 	@echo "lesson 12: simulation targets and stored results (about 5 minutes) -> data/results/sim_targets.txt"
 	$(BIN)/python -m benchmarks.goals_sim --store > data/results/sim_targets.txt
+	@echo "lesson 12: Hilbert against random numbering of the agents (a few minutes)"
+	$(BIN)/python -m lessons_lib.labs.sim_layout --store
+	@echo "lesson 14: partitioned join on 1 and 2 workers, 10 million boxes out of core (about 3 minutes)"; $(BIN)/python -m lessons_lib.bench.partitioned
 	$(BIN)/python -m benchmarks --skip quadtrees --skip "lesson 12"
 else
 	$(BIN)/python -m $(if $(findstring --suite,$(ARGS)),lessons_lib.bench,benchmarks) $(ARGS)
@@ -95,7 +106,8 @@ refresh-notebooks: setup
 	for nb in $(RESULT_NOTEBOOKS); do $(BIN)/jupyter nbconvert --to notebook --execute --inplace $$nb || exit 1; done
 
 # Every notebook run in JupyterLab in headless Chromium, as a student would (tools/browser_test.py):
-# no cell errors, every widget renders, every Stepper's Next changes its picture;
+# no cell errors, every widget renders, every Stepper's Next changes its picture, every Explorer
+# (also in tools/explorer_demo.ipynb) answers real mouse clicks and drags correctly;
 # screenshots in build/screenshots/. ARGS passes options, e.g. ARGS=--break-widgets.
 BROWSER_STAMP := $(VENV)/.browser-stamp
 CHROMIUM      := /usr/bin/chromium

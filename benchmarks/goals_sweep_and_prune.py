@@ -25,6 +25,7 @@ import numpy as np
 from lessons_lib.structures.brute_force import compiled_brute_force_pairs
 from lessons_lib.core.elements import ElementTable
 from lessons_lib.core.pair_order import canonical_pairs
+from lessons_lib.structures.persistent_sweep_and_prune import PersistentSweepAndPrune
 from lessons_lib.structures.sweep_and_prune import SweepAndPrune, refresh_keys, insertion_sort_endpoints, sort_endpoints, sweep_pairs
 from lessons_lib.bench import measure, measure_moving
 from lessons_lib.timing import median_time
@@ -50,7 +51,7 @@ def _cpu(fn, repeat: int = 5) -> float:
 
 def _kernels(bp: SweepAndPrune, repeat: int = 5):
     """Median times of the structure's own work: full sort, sweep, canonical order."""
-    t_sort, _ = median_time(bp._sort_all, repeat)
+    t_sort, _ = median_time(lambda: bp.ends.fill(bp.elements), repeat)
     args = (bp.keys, bp.codes, bp.m, bp.elements.boxes, bp.axis, bp.elements.high_water)
     t_sweep, (sp, tests) = median_time(lambda: sweep_pairs(*args), repeat)
     t_order, _ = median_time(lambda: canonical_pairs(sp, bp.elements), repeat)
@@ -81,12 +82,13 @@ def sap_vs_ckdtree():
         Line("  the structure's own kernels (sort endpoints + sweep + canonical order)",
              f"{1e3 * own:.1f} ms = {1e3 * t_sort:.1f} + {1e3 * t_sweep:.1f} + {1e3 * t_order:.1f}; "
              f"{t_kd / own:.1f}x faster than cKDTree", ">= 3x", t_kd / own >= 3),
-        Line("memory_bytes()", f"{bp.memory_bytes() / N:.1f} B/box (endpoints {bp._nbytes() / N:.1f} B/box)",
+        Line("memory_bytes()", f"{bp.memory_bytes() / N:.1f} B/box (endpoints {bp.ends.nbytes / N:.1f} B/box)",
              "-", True),
     ]
     c_kd = _cpu(lambda: ckdtree_pairs(boxes))
     c_sap = _cpu(lambda: SweepAndPrune.from_boxes(boxes).pairs())
-    c_own = _cpu(bp._sort_all) + _cpu(lambda: canonical_pairs(bp._pairs(), bp.elements))
+    c_own = _cpu(lambda: bp.ends.fill(bp.elements)) + _cpu(lambda: canonical_pairs(bp.ends.sweep(bp.elements)[0],
+                                                                                  bp.elements))
     lines.append(Line("the same in CPU time (process_time, immune to other load)",
                       f"cKDTree {1e3 * c_kd:.1f} ms; SweepAndPrune {1e3 * c_sap:.1f} ms ({c_kd / c_sap:.1f}x); "
                       f"own kernels {1e3 * c_own:.1f} ms ({c_kd / c_own:.1f}x)", ">= 3x", c_kd / c_sap >= 3))
@@ -276,7 +278,7 @@ def sap_persistent_pairs():
     for s in STEPS:
         after = moved(boxes, s)
         ref = ckdtree_pairs(after)
-        pp = SweepAndPrune.from_boxes(boxes, persistent_pairs=True)
+        pp = PersistentSweepAndPrune.from_boxes(boxes)
         pp.update_many(ids, after)
         swaps_both = pp.last_swaps
         assert np.array_equal(pp.pairs(), ref), f"persistent pairs differ from cKDTree at step {s}: FAILED"
@@ -321,13 +323,13 @@ def sap_persistent_pairs():
                       f"best {max(rows[s][4] / rows[s][2] for s in STEPS):.2f}x", "information", True))
     for s in (STEPS[0], JUDGED_STEP):  # even with free pair bookkeeping, at the smallest step too
         lines += _persistent_floor(boxes, ids, s, rows[s][4])
-    pp = SweepAndPrune.from_boxes(boxes, persistent_pairs=True)
-    ends = pp.keys.nbytes + pp.codes.nbytes + pp.okeys.nbytes + pp.ocodes.nbytes
-    table = pp.tkeys.nbytes + pp.tvals.nbytes + pp.plist.nbytes
+    pp = PersistentSweepAndPrune.from_boxes(boxes)
+    ends = pp.ends[0].nbytes + pp.ends[1].nbytes
+    table = pp.kept.nbytes
     lines.append(Line("memory_bytes(), persistent pairs",
                       f"{pp.memory_bytes() / N:.1f} B/box: endpoints on both axes {ends / N:.1f} + pair set "
-                      f"{table / N:.1f} ({pp.npairs:,} pairs in {len(pp.tkeys):,} entries) + element table "
-                      f"{pp.elements.nbytes() / N:.1f}; sweep mode "
+                      f"{table / N:.1f} ({pp.npairs:,} pairs in {len(pp.kept.table):,} entries) + element table "
+                      f"{pp.elements.nbytes() / N:.1f}; SweepAndPrune "
                       f"{SweepAndPrune.from_boxes(boxes).memory_bytes() / N:.1f}",
                       "-", True))
     return lines
@@ -339,12 +341,12 @@ def _persistent_floor(boxes, ids, step, c_full, repeat=5):
     after = moved(boxes, step)
     nop = _NoIndexUpdate.from_boxes(boxes)
     t_base = _cpu(lambda: nop.update_many(ids, after), repeat)
-    pp = SweepAndPrune.from_boxes(boxes, persistent_pairs=True)
+    pp = PersistentSweepAndPrune.from_boxes(boxes)
     t_out = _cpu(pp.pairs, repeat)
     pp.elements.boxes[:n] = after
     sorts = 0.0
-    for keys, codes, axis in ((pp.keys, pp.codes, pp.axis), (pp.okeys, pp.ocodes, 1 - pp.axis)):
-        k0, c0 = keys[: pp.m].copy(), codes[: pp.m].copy()
+    for ends in pp.ends:
+        k0, c0, axis = ends.keys[: ends.m].copy(), ends.codes[: ends.m].copy(), ends.axis
 
         def isort():
             k, c = k0.copy(), c0.copy()

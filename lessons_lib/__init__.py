@@ -12,7 +12,8 @@ The folders say what each file is for, and imports flow one way (down this list)
   :mod:`~lessons_lib.base` (``BroadPhase``, ``STRUCTURES``), :mod:`~lessons_lib.geometry`
   (closed shapes, metrics, input validation), :mod:`~lessons_lib.scenes` (the benchmark
   article's scenes and ours), :mod:`~lessons_lib.viz` (drawing), :mod:`~lessons_lib.widgets`
-  (``Stepper``), :mod:`~lessons_lib.timing`, :mod:`~lessons_lib.data` (paths and stored
+  (``Stepper``), :mod:`~lessons_lib.explorer` (``Explorer``: any structure by mouse),
+  :mod:`~lessons_lib.timing`, :mod:`~lessons_lib.data` (paths and stored
   results), :mod:`~lessons_lib.sources` (the works the course cites, by key);
 * :mod:`lessons_lib.core`: plumbing every structure shares (element table, canonical pair
   order, buffers, free list, parameter validation, numba on/off);
@@ -41,6 +42,7 @@ from .structures import (
     LooseQuadtree,
     LooseTightGrid,
     NaiveQuadtree,
+    PersistentSweepAndPrune,
     PointGrid,
     Quadtree,
     RStarTree,
@@ -80,6 +82,7 @@ __all__ = [
     "LooseQuadtree",
     "LooseTightGrid",
     "NaiveQuadtree",
+    "PersistentSweepAndPrune",
     "PointGrid",
     "Quadtree",
     "RStarTree",

@@ -26,12 +26,15 @@ from lessons_lib.geometry import boxes_overlap
 
 #: Structures not yet robust on extreme inputs (this set only shrinks).
 PENDING = set(STRUCTURES)
+PENDING -= {"sweep_and_prune", "persistent_sweep_and_prune", "brute_force"}
 #: ``EXTREME_ONLY=quadtree,rtree`` runs just those, pending or not (while working on them).
 ONLY = {s for s in os.environ.get("EXTREME_ONLY", "").split(",") if s}
 
 BIG = sys.float_info.max
 TINY = 5e-324  # the smallest denormal
 MAGNITUDES = [0.0, TINY, 1e-308, 1e-300, 1e-155, 1e-10, 1.0, 1e10, 1e155, 1e300, BIG]
+#: Structures that keep the pairs themselves, with their bytes per kept pair: memory O(n + pairs) by design.
+KEEPS_PAIRS = {"persistent_sweep_and_prune": 64}
 
 
 @st.composite
@@ -200,7 +203,8 @@ def test_coincident_boxes_stay_small(name, copies):
     bp = STRUCTURES[name].from_boxes(boxes, world=[0, 0, 800, 600])
     assert len(bp.pairs()) == copies * (copies - 1) // 2
     per = bp.memory_bytes() / copies
-    assert per < 1000, f"{per:.0f} bytes per element for {copies} identical boxes"
+    kept = KEEPS_PAIRS.get(name, 0) * (copies - 1) / 2  # bytes of the kept pairs, per element
+    assert per < 1000 + kept, f"{per:.0f} bytes per element for {copies} identical boxes"
     for i in range(0, copies, 2):
         bp.remove(i)
     bp.cleanup()

@@ -1,4 +1,4 @@
-"""Each exercise check passes the reference, fails the stub, and fails plausible wrong answers."""
+"""Lesson 01's exercise checks pass the reference, fail the stub, and fail plausible wrong answers."""
 import pytest
 
 from lessons_lib.checks import CheckFailed, check_aabb_overlap, check_all_pairs
@@ -34,6 +34,20 @@ def overlap_returns_int(a, b):
     return int(overlap_reference(a, b))
 
 
+def overlap_centres(a, b):  # centre distance against half sizes, but strict: misses touching
+    return (abs((a[0] + a[2]) - (b[0] + b[2])) < (a[2] - a[0]) + (b[2] - b[0])
+            and abs((a[1] + a[3]) - (b[1] + b[3])) < (a[3] - a[1]) + (b[3] - b[1]))
+
+
+def overlap_integer_coords(a, b):  # rounds the coordinates first
+    a, b = [int(v) for v in a], [int(v) for v in b]
+    return overlap_reference(a, b)
+
+
+def overlap_forgets_return(a, b):
+    overlap_reference(a, b)
+
+
 def test_overlap_reference_passes(capsys):
     check_aabb_overlap(overlap_reference)
     assert "passed" in capsys.readouterr().out
@@ -52,6 +66,9 @@ def test_overlap_stub_fails():
         (overlap_corner_inside, "expected True"),
         (overlap_mixed_fields, "expected"),
         (overlap_returns_int, "True or False"),
+        (overlap_centres, "only touch"),
+        (overlap_integer_coords, "separated by a hair|expected"),
+        (overlap_forgets_return, "returned None"),
     ],
 )
 def test_overlap_wrong_answers_fail(wrong, message):
@@ -96,6 +113,15 @@ def pairs_repeated(boxes):  # reports a pair once per axis that overlaps
     return out
 
 
+def pairs_sorts_input(boxes):  # sorts the caller's list in place to "speed up" the loop
+    boxes.sort()
+    return pairs_reference(boxes)
+
+
+def pairs_float_indices(boxes):
+    return [(float(i), float(j)) for i, j in pairs_reference(boxes)]
+
+
 def test_pairs_reference_passes(capsys):
     check_all_pairs(pairs_reference)
     assert "matches brute force" in capsys.readouterr().out
@@ -110,10 +136,12 @@ def test_pairs_stub_fails():
     "wrong, message",
     [
         (pairs_with_self, "not a pair with itself"),
-        (pairs_both_orders, "i < j"),
+        (pairs_both_orders, "smaller index first"),
         (pairs_off_by_one, "Missing"),
-        (pairs_strict, "Missing"),
-        (pairs_repeated, "more than once"),
+        (pairs_strict, "Missing.*touching counts"),
+        (pairs_repeated, "twice"),
+        (pairs_sorts_input, "changed its argument number 1 in place"),
+        (pairs_float_indices, "must be an integer"),
     ],
 )
 def test_pairs_wrong_answers_fail(wrong, message):

@@ -1,27 +1,67 @@
-"""The exercise checks of lessons 02-03: pass the reference, fail the stub and plausible wrong answers."""
+"""The exercise checks of lessons 02-03 pass the reference, fail the stub, and fail the mistakes a
+sceptical teacher would try (each written without looking at the check's cases)."""
 from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
-from lessons_lib.checks import CheckFailed, check_cell_range, check_hash_cells, check_pairs_in_cell
+from lessons_lib.checks import CheckFailed, check_cell_members, check_cell_range, check_grid_pairs
+from lessons_lib.structures.spatial_hash import cell_key
 
 
-# -- lesson 02, exercise 1 ---------------------------------------------------
+def stub(*args):
+    raise NotImplementedError
+
+
+# -- lesson 02, exercise 1 (warm-up): cell_range -------------------------------------------
 def cell_range_ref(box, cell_size, world):
     cols = math.ceil((world[2] - world[0]) / cell_size)
     rows = math.ceil((world[3] - world[1]) / cell_size)
 
-    def clamp(v, n):
-        return min(max(v, 0), n - 1)
+    def cell(v, origin, n):
+        return min(max(math.floor((v - origin) / cell_size), 0), n - 1)
 
-    return (clamp(math.floor((box[0] - world[0]) / cell_size), cols), clamp(math.floor((box[1] - world[1]) / cell_size), rows),
-            clamp(math.floor((box[2] - world[0]) / cell_size), cols), clamp(math.floor((box[3] - world[1]) / cell_size), rows))
+    return (cell(box[0], world[0], cols), cell(box[1], world[1], rows),
+            cell(box[2], world[0], cols), cell(box[3], world[1], rows))
+
+
+def cell_range_times_inverse(box, cell_size, world):  # multiplies by 1 / s: also right
+    inv = 1.0 / cell_size
+    cols = math.ceil((world[2] - world[0]) / cell_size)
+    rows = math.ceil((world[3] - world[1]) / cell_size)
+
+    def cell(v, origin, n):
+        return min(max(math.floor((v - origin) * inv), 0), n - 1)
+
+    return [cell(box[0], world[0], cols), cell(box[1], world[1], rows),
+            cell(box[2], world[0], cols), cell(box[3], world[1], rows)]
 
 
 def cell_range_unclamped(box, cell_size, world):
     return tuple(math.floor((v - world[k % 2]) / cell_size) for k, v in enumerate(box))
+
+
+def cell_range_ignores_origin(box, cell_size, world):
+    cols = math.ceil((world[2] - world[0]) / cell_size)
+    rows = math.ceil((world[3] - world[1]) / cell_size)
+    n = (cols, rows, cols, rows)
+    return tuple(min(max(math.floor(v / cell_size), 0), n[k] - 1) for k, v in enumerate(box))
+
+
+def cell_range_int_before_origin(box, cell_size, world):
+    cols = math.ceil((world[2] - world[0]) / cell_size)
+    rows = math.ceil((world[3] - world[1]) / cell_size)
+    n = (cols, rows, cols, rows)
+    return tuple(min(max(int(v / cell_size) - int(world[k % 2] / cell_size), 0), n[k] - 1) for k, v in enumerate(box))
+
+
+def cell_range_int_truncates(box, cell_size, world):  # int() of the difference: same as floor once clamped
+    cols = math.ceil((world[2] - world[0]) / cell_size)
+    rows = math.ceil((world[3] - world[1]) / cell_size)
+    n = (cols, rows, cols, rows)
+    return tuple(min(max(int((v - world[k % 2]) / cell_size), 0), n[k] - 1) for k, v in enumerate(box))
 
 
 def cell_range_exclusive_top(box, cell_size, world):
@@ -33,113 +73,206 @@ def cell_range_exclusive_top(box, cell_size, world):
     return c0, r0, c1, r1
 
 
-def cell_range_stub(box, cell_size, world):
-    raise NotImplementedError
+def cell_range_floor_cols(box, cell_size, world):  # forgets the last, partial column and row
+    cols = int((world[2] - world[0]) // cell_size)
+    rows = int((world[3] - world[1]) // cell_size)
+    n = (cols, rows, cols, rows)
+    return tuple(min(max(math.floor((v - world[k % 2]) / cell_size), 0), n[k] - 1) for k, v in enumerate(box))
+
+
+def cell_range_one_more_column(box, cell_size, world):  # int(w / s) + 1: right only when w is no multiple of s
+    cols = int((world[2] - world[0]) / cell_size) + 1
+    rows = int((world[3] - world[1]) / cell_size) + 1
+    n = (cols, rows, cols, rows)
+    return tuple(min(max(math.floor((v - world[k % 2]) / cell_size), 0), n[k] - 1) for k, v in enumerate(box))
+
+
+def cell_range_swapped_dims(box, cell_size, world):
+    cols = math.ceil((world[3] - world[1]) / cell_size)
+    rows = math.ceil((world[2] - world[0]) / cell_size)
+    n = (cols, rows, cols, rows)
+    return tuple(min(max(math.floor((v - world[k % 2]) / cell_size), 0), n[k] - 1) for k, v in enumerate(box))
+
+
+def cell_range_numpy_floats(box, cell_size, world):
+    return tuple(np.floor(np.asarray(cell_range_ref(box, cell_size, world), float)))
 
 
 def test_cell_range_reference_passes(capsys):
     check_cell_range(cell_range_ref)
+    check_cell_range(cell_range_times_inverse)
     assert "passed all" in capsys.readouterr().out
 
 
+def test_cell_range_int_of_the_difference_is_right_once_clamped(capsys):
+    check_cell_range(cell_range_int_truncates)
+
+
 @pytest.mark.parametrize("fn, message", [
-    (cell_range_stub, "not written yet"),
+    (stub, "not written yet"),
     (cell_range_unclamped, "clamp to the grid"),
-    (cell_range_exclusive_top, "use floor for both ends"),
-    (lambda box, s, w: [0, 0, 0], "must return 4 integers"),
-    (lambda box, s, w: None, "must return 4 integers"),
-])
+    (cell_range_ignores_origin, "subtract the world's origin"),
+    (cell_range_int_before_origin, "int\\(\\) truncates"),
+    (cell_range_exclusive_top, "use floor for the upper end"),
+    (cell_range_floor_cols, "partial column"),
+    (cell_range_one_more_column, "no extra, partial column"),
+    (cell_range_swapped_dims, "columns follow x"),
+    (cell_range_numpy_floats, "must be an integer"),
+    (lambda box, s, w: [0, 0, 0], "tuple of 4 integers"),
+    (lambda box, s, w: None, "returned None"),
+], ids=lambda v: getattr(v, "__name__", "msg"))
 def test_cell_range_wrong_answers(fn, message):
     with pytest.raises(CheckFailed, match=message):
         check_cell_range(fn)
 
 
-# -- lesson 02, exercise 2 ---------------------------------------------------
+# -- lesson 02, exercise 2: grid_pairs -------------------------------------------------------
 def overlap(a, b):
     return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
 
 
-def pairs_in_cell_ref(members, boxes, col, row, cell_of):
-    out = []
-    for a in range(len(members)):
-        for b in range(a + 1, len(members)):
-            i, j = members[a], members[b]
-            if overlap(boxes[i], boxes[j]):
-                ref = cell_of(max(boxes[i][0], boxes[j][0]), max(boxes[i][1], boxes[j][1]))
-                if tuple(ref) == (col, row):
-                    out.append((min(i, j), max(i, j)))
-    return out
+def grid_pairs_ref(head, nxt, elem, boxes, cols, cell_of):
+    found = []
+    for cell in range(len(head)):
+        members, node = [], head[cell]
+        while node != -1:
+            members.append(int(elem[node]))
+            node = nxt[node]
+        col, row = cell % cols, cell // cols
+        for a in range(len(members)):
+            for b in range(a + 1, len(members)):
+                i, j = members[a], members[b]
+                if overlap(boxes[i], boxes[j]) and \
+                        tuple(cell_of(max(boxes[i][0], boxes[j][0]), max(boxes[i][1], boxes[j][1]))) == (col, row):
+                    found.append((min(i, j), max(i, j)))
+    return found
 
 
-def pairs_in_cell_every_cell(members, boxes, col, row, cell_of):
-    return [(min(i, j), max(i, j)) for a, i in enumerate(members) for j in members[a + 1:] if overlap(boxes[i], boxes[j])]
+def _variant(*, ref_rule="max", test=overlap, order=True, stop_at_zero=False, use_nodes=False, swap=False,
+             skip_last=False, mutate=False):
+    def fn(head, nxt, elem, boxes, cols, cell_of):
+        found = []
+        last = len(head) - 1 if skip_last else len(head)
+        for cell in range(last):
+            members, node = [], head[cell]
+            while (node > 0 if stop_at_zero else node != -1):
+                members.append(int(node if use_nodes else elem[node]))
+                node = nxt[node]
+            if mutate:
+                head[cell] = -1
+            col, row = (cell // cols, cell % cols) if swap else (cell % cols, cell // cols)
+            for a in range(len(members)):
+                for b in range(a + 1, len(members)):
+                    i, j = members[a], members[b]
+                    if not test(boxes[i], boxes[j]):
+                        continue
+                    if ref_rule == "max":
+                        ok = tuple(cell_of(max(boxes[i][0], boxes[j][0]), max(boxes[i][1], boxes[j][1]))) == (col, row)
+                    elif ref_rule == "min":
+                        ok = tuple(cell_of(min(boxes[i][0], boxes[j][0]), min(boxes[i][1], boxes[j][1]))) == (col, row)
+                    else:
+                        ok = True
+                    if ok:
+                        found.append((min(i, j), max(i, j)) if order else (i, j))
+        return found
+    return fn
 
 
-def pairs_in_cell_min_corner(members, boxes, col, row, cell_of):
-    out = []
-    for a, i in enumerate(members):
-        for j in members[a + 1:]:
-            if overlap(boxes[i], boxes[j]) and tuple(cell_of(min(boxes[i][0], boxes[j][0]),
-                                                             min(boxes[i][1], boxes[j][1]))) == (col, row):
-                out.append((min(i, j), max(i, j)))
-    return out
+def grid_pairs_brute_force(head, nxt, elem, boxes, cols, cell_of):  # ignores the grid
+    return [(i, j) for i in range(len(boxes)) for j in range(i + 1, len(boxes)) if overlap(boxes[i], boxes[j])]
 
 
-def pairs_in_cell_no_test(members, boxes, col, row, cell_of):
-    out = []
-    for a, i in enumerate(members):
-        for j in members[a + 1:]:
-            if tuple(cell_of(max(boxes[i][0], boxes[j][0]), max(boxes[i][1], boxes[j][1]))) == (col, row):
-                out.append((min(i, j), max(i, j)))
-    return out
+def grid_pairs_set_dedup(head, nxt, elem, boxes, cols, cell_of):  # a set instead of the rule: also right
+    return sorted(set(_variant(ref_rule=None)(head, nxt, elem, boxes, cols, cell_of)))
 
 
-def test_pairs_in_cell_reference_passes(capsys):
-    check_pairs_in_cell(pairs_in_cell_ref)
-    assert "exactly once" in capsys.readouterr().out
+def test_grid_pairs_reference_passes(capsys):
+    check_grid_pairs(grid_pairs_ref)
+    check_grid_pairs(grid_pairs_set_dedup)
+    assert "matches brute force" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("fn, message", [
-    (lambda *a: (_ for _ in ()).throw(NotImplementedError), "not written yet"),
-    (pairs_in_cell_every_cell, "comes out of cell .* and again"),
-    (pairs_in_cell_min_corner, "was never reported"),
-    (pairs_in_cell_no_test, "do not intersect"),
-    (lambda members, boxes, col, row, cell_of: [(j, i) for i, j in pairs_in_cell_ref(members, boxes, col, row, cell_of)],
-     "with i < j"),
-])
-def test_pairs_in_cell_wrong_answers(fn, message):
+    (stub, "not written yet"),
+    (_variant(ref_rule=None), "twice.*reference cell"),
+    (_variant(ref_rule="min"), "missing"),
+    (_variant(test=lambda a, b: True), "do not intersect"),
+    (_variant(test=lambda a, b: a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]), "touching counts"),
+    (_variant(order=False), "smaller index first"),
+    (_variant(stop_at_zero=True), "missing"),
+    (_variant(use_nodes=True), "holds no stored box|do not intersect|missing|indices run"),
+    (_variant(swap=True), "missing|index"),
+    (_variant(skip_last=True), "missing"),
+    (_variant(mutate=True), "changed its argument number 1"),
+    (grid_pairs_brute_force, "holds no stored box"),
+    (lambda *a: None, "returned None"),
+    (lambda *a: [(0.0, 1.0)], "must be an integer"),
+], ids=lambda v: getattr(v, "__name__", "msg"))
+def test_grid_pairs_wrong_answers(fn, message):
     with pytest.raises(CheckFailed, match=message):
-        check_pairs_in_cell(fn)
+        check_grid_pairs(fn)
 
 
-# -- lesson 03 ---------------------------------------------------------------
-def hash_cells_ref(box, cell_size):
-    cx0, cy0 = math.floor(box[0] / cell_size), math.floor(box[1] / cell_size)
-    cx1, cy1 = math.floor(box[2] / cell_size), math.floor(box[3] / cell_size)
-    return [(cx, cy) for cx in range(cx0, cx1 + 1) for cy in range(cy0, cy1 + 1)]
+# -- lesson 03: cell_members ----------------------------------------------------------------
+P1, P2, MASK = 73856093, 19349663, (1 << 62) - 1
 
 
-def hash_cells_truncating(box, cell_size):
-    cx0, cy0 = int(box[0] / cell_size), int(box[1] / cell_size)
-    cx1, cy1 = int(box[2] / cell_size), int(box[3] / cell_size)
-    return [(cx, cy) for cx in range(cx0, cx1 + 1) for cy in range(cy0, cy1 + 1)]
+def _slots_with_key(head, nxt, elem, key, bucket, want):
+    out, node = [], head[bucket]
+    while node != -1:
+        if key[node] == want:
+            out.append(int(elem[node]))
+        node = nxt[node]
+    return out
 
 
-def hash_cells_corners_only(box, cell_size):
-    return {(math.floor(x / cell_size), math.floor(y / cell_size)) for x in (box[0], box[2]) for y in (box[1], box[3])}
+def cell_members_ref(head, nxt, elem, key, cx, cy):
+    bucket = (((cx * P1) ^ (cy * P2)) & MASK) % len(head)
+    return _slots_with_key(head, nxt, elem, key, bucket, cell_key(cx, cy))
 
 
-def test_hash_cells_reference_passes(capsys):
-    check_hash_cells(hash_cells_ref)
+def cell_members_numpy(head, nxt, elem, key, cx, cy):  # int64 arithmetic that wraps around: also right
+    with np.errstate(over="ignore"):
+        h = (np.int64(cx) * np.int64(P1)) ^ (np.int64(cy) * np.int64(P2))
+    bucket = int(h & np.int64(MASK)) % len(head)
+    return _slots_with_key(head, nxt, elem, key, bucket, (cx + 2**30 - 1) * 2**32 + (cy + 2**30 - 1))
+
+
+def _members_variant(*, bucket=None, keep=None, stop_at_zero=False, use_nodes=False):
+    def fn(head, nxt, elem, key, cx, cy):
+        b = bucket(cx, cy, len(head)) if bucket else (((cx * P1) ^ (cy * P2)) & MASK) % len(head)
+        want = cell_key(cx, cy)
+        out, node = [], head[b]
+        while (node > 0 if stop_at_zero else node != -1):
+            if (key[node] == want) if keep is None else keep(key[node], want, cx, cy):
+                out.append(int(node if use_nodes else elem[node]))
+            node = nxt[node]
+        return out
+    return fn
+
+
+@pytest.mark.parametrize("fn", [cell_members_ref, cell_members_numpy])
+def test_cell_members_reference_passes(fn, capsys):
+    check_cell_members(fn)
     assert "passed all" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("fn, message", [
-    (lambda box, s: (_ for _ in ()).throw(NotImplementedError), "not written yet"),
-    (hash_cells_truncating, "int\\(\\) rounds towards zero"),
-    (hash_cells_corners_only, "expected"),
-    (lambda box, s: 3, "must return \\(cx, cy\\) pairs"),
-])
-def test_hash_cells_wrong_answers(fn, message):
+    (stub, "not written yet"),
+    (_members_variant(keep=lambda k, want, cx, cy: True), "keep only the nodes whose key|more than once"),
+    (_members_variant(bucket=lambda cx, cy, n: ((cx * P1) ^ (cy * P2)) % n), "low 62 bits"),
+    (_members_variant(use_nodes=True), "not the node indices"),
+    (_members_variant(bucket=lambda cx, cy, n: (((cx * P2) ^ (cy * P1)) & MASK) % n), "missed"),
+    (_members_variant(bucket=lambda cx, cy, n: (((cx * P1) + (cy * P2)) & MASK) % n), "missed"),
+    (_members_variant(bucket=lambda cx, cy, n: (cx + cy) % n), "missed"),
+    (_members_variant(bucket=lambda cx, cy, n: (((cx * P1) ^ (cy * P2)) & 0xFFFFFFFF) % n), "missed"),
+    (_members_variant(keep=lambda k, want, cx, cy: k == cx * 2**32 + cy), "missed"),
+    (_members_variant(keep=lambda k, want, cx, cy: k == cell_key(cy, cx)), "missed|returned slot"),
+    (_members_variant(stop_at_zero=True), "missed"),
+    (_members_variant(use_nodes=True), "holds no stored box|missed|returned slot"),
+    (lambda head, nxt, elem, key, cx, cy: None, "returned None"),
+    (lambda head, nxt, elem, key, cx, cy: [1.0], "must be an integer|missed|returned slot"),
+], ids=lambda v: getattr(v, "__name__", "msg"))
+def test_cell_members_wrong_answers(fn, message):
     with pytest.raises(CheckFailed, match=message):
-        check_hash_cells(fn)
+        check_cell_members(fn)

@@ -1,22 +1,17 @@
-"""Exercise checks of lessons 06-07: each passes the reference, fails the stub, fails plausible wrong answers."""
+"""Exercise checks of lessons 06-07: each passes the reference, fails the stub, fails named typical mistakes."""
 import math
 
+import numpy as np
 import pytest
 
-from lessons_lib.checks import (
-    CheckFailed,
-    check_child_of_centre,
-    check_loose_bounds,
-    check_partner_centre_box,
-    check_tight_range,
-)
+from lessons_lib.checks import CheckFailed, check_child_of_centre, check_round_out, check_tight_query
 
 
 def stub(*args):
     raise NotImplementedError
 
 
-# -- lesson 06, exercise 1: child_of_centre ----------------------------------
+# -- lesson 06, warm-up: child_of_centre -------------------------------------
 def centre_reference(rect, box):
     x0, y0, x1, y1 = rect
     cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
@@ -42,8 +37,19 @@ def centre_height_from_width(rect, box):  # the vertical split at half the width
     return (1 if right else 0) if top else (3 if right else 2)
 
 
-def centre_every_child(rect, box):  # the compact tree's answer: every child the box touches
+def centre_floor_division(rect, box):  # midlines by //
+    x0, y0, x1, y1 = rect
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    right, top = cx >= (x0 + x1) // 2, cy >= (y0 + y1) // 2
+    return (1 if right else 0) if top else (3 if right else 2)
+
+
+def centre_every_child(rect, box):  # the compact tree's answer: a list of children
     return [centre_reference(rect, box)]
+
+
+def centre_as_float(rect, box):
+    return float(centre_reference(rect, box))
 
 
 def test_child_of_centre_reference(capsys):
@@ -55,143 +61,174 @@ def test_child_of_centre_reference(capsys):
     (stub, "not written yet"),
     (centre_by_corner, "lower-left corner"),
     (centre_strict, "midline belongs to the right / top"),
-    (centre_height_from_width, "expected child"),
+    (centre_height_from_width, "half the \\*height\\*"),
+    (centre_floor_division, "not //"),
     (centre_every_child, "exactly one child"),
+    (centre_as_float, "must be an integer"),
+    (lambda r, b: None, "returned None"),
 ])
 def test_child_of_centre_wrong(wrong, message):
     with pytest.raises(CheckFailed, match=message):
         check_child_of_centre(wrong)
 
 
-# -- lesson 06, exercise 2: loose_bounds -------------------------------------
-def bounds_reference(boxes):
-    if not boxes:
-        return None
-    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+# -- lesson 06, core: round_out ----------------------------------------------
+def _down(v):
+    x = np.float32(v)
+    if float(x) > v:
+        x = np.nextafter(x, np.float32(-np.inf))
+    return x
 
 
-def bounds_of_centres(boxes):
-    if not boxes:
-        return None
-    cs = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in boxes]
-    return (min(c[0] for c in cs), min(c[1] for c in cs), max(c[0] for c in cs), max(c[1] for c in cs))
+def _up(v):
+    x = np.float32(v)
+    if float(x) < v:
+        x = np.nextafter(x, np.float32(np.inf))
+    return x
 
 
-def bounds_empty_zero(boxes):  # an empty node gets a zero box at the origin, which meets queries there
-    return bounds_reference(boxes) if boxes else (0.0, 0.0, 0.0, 0.0)
+def round_out_reference(box):
+    return (_down(box[0]), _down(box[1]), _up(box[2]), _up(box[3]))
 
 
-def bounds_first_box(boxes):  # forgets to grow past the first box
-    return tuple(boxes[0]) if boxes else None
+def round_out_nearest(box):  # float32(v): the nearest, sometimes inside the box
+    return tuple(np.float32(v) for v in box)
 
 
-def bounds_padded(boxes):  # stale growth: a margin that never shrinks
-    if not boxes:
-        return None
-    b = bounds_reference(boxes)
-    return (b[0] - 1, b[1] - 1, b[2] + 1, b[3] + 1)
+def round_out_compare_in_float32(box):  # np.float32(x) > v with a Python float compares in float32 (NumPy 2)
+    def down(v):
+        x = np.float32(v)
+        return np.nextafter(x, np.float32(-np.inf)) if x > v else x
+
+    def up(v):
+        x = np.float32(v)
+        return np.nextafter(x, np.float32(np.inf)) if x < v else x
+    return (down(box[0]), down(box[1]), up(box[2]), up(box[3]))
 
 
-def test_loose_bounds_reference(capsys):
-    check_loose_bounds(bounds_reference)
+def round_out_always_step(box):  # safe, but one float32 too far when v is a float32 already
+    return (np.nextafter(np.float32(box[0]), np.float32(-np.inf)), np.nextafter(np.float32(box[1]), np.float32(-np.inf)),
+            np.nextafter(np.float32(box[2]), np.float32(np.inf)), np.nextafter(np.float32(box[3]), np.float32(np.inf)))
+
+
+def round_out_swapped(box):  # minimum up, maximum down
+    return (_up(box[0]), _up(box[1]), _down(box[2]), _down(box[3]))
+
+
+def round_out_float64(box):  # no rounding at all: float64 values
+    return tuple(float(v) for v in box)
+
+
+def test_round_out_reference(capsys):
+    check_round_out(round_out_reference)
+    assert "passed" in capsys.readouterr().out
+
+
+def test_round_out_agrees_with_the_library():
+    from lessons_lib.structures.loose_bounds import f32_down, f32_up
+    rng = np.random.default_rng(0)
+    for v in np.concatenate([rng.normal(0, 1e3, 2000), [0.1, -0.1, 1e39, -1e39, 1e-45, 3.4028235e38]]):
+        with np.errstate(over="ignore"):
+            assert float(_down(v)) == float(f32_down(v)) and float(_up(v)) == float(f32_up(v))
+
+
+@pytest.mark.parametrize("wrong, message", [
+    (stub, "not written yet"),
+    (round_out_nearest, "missed element .*nearest"),
+    (round_out_compare_in_float32, "compare in float64"),
+    (round_out_always_step, "not the tightest|no step is needed"),
+    (round_out_swapped, "missed element .*must be rounded down"),
+    (round_out_float64, "not a float32 value"),
+    (lambda box: None, "returned None"),
+    (lambda box: box[:2], "four float32 values"),
+])
+def test_round_out_wrong(wrong, message):
+    with pytest.raises(CheckFailed, match=message):
+        check_round_out(wrong)
+
+
+# -- lesson 07, core: tight_query --------------------------------------------
+def _overlap(b, q):
+    return b[0] <= q[2] and q[0] <= b[2] and b[1] <= q[3] and q[1] <= b[3]
+
+
+def make_tight_query(*, clamp=True, reference_cell=True, box_test=True, use_origin=True, closed=True,
+                     centre_cell_only=False, dedupe=False):
+    """The reference query (all defaults), or one of its typical mistakes (one argument changed)."""
+    def overlap(b, q):
+        if closed:
+            return _overlap(b, q)
+        return b[0] < q[2] and q[0] < b[2] and b[1] < q[3] and q[1] < b[3]
+
+    def tight_query(g, q):
+        ox, oy = (g.world[0], g.world[1]) if use_origin else (0.0, 0.0)
+        t = g.tight_cell_size
+
+        def cell(v, origin, n):
+            k = math.floor((v - origin) / t)
+            return min(max(k, 0), n - 1) if clamp else k
+        c0, r0, c1, r1 = cell(q[0], ox, g.tcols), cell(q[1], oy, g.trows), cell(q[2], ox, g.tcols), cell(q[3], oy, g.trows)
+        if centre_cell_only:
+            c0 = c1 = cell((q[0] + q[2]) / 2, ox, g.tcols)
+            r0 = r1 = cell((q[1] + q[3]) / 2, oy, g.trows)
+        found = []
+        for tr in range(r0, r1 + 1):
+            for tc in range(c0, c1 + 1):
+                if not (tc < g.tcols and tr < g.trows):
+                    continue
+                node = g.thead[tr * g.tcols + tc]  # a negative index wraps around when not clamped
+                while node != -1:
+                    c = g.tcell[node]
+                    node = g.tnxt[node]
+                    if reference_cell and (max(g.lreg[c, 0], c0) != tc or max(g.lreg[c, 1], r0) != tr):
+                        continue
+                    if box_test and not overlap(g.lrect[c], q):
+                        continue
+                    s = g.lhead[c]
+                    while s != -1:
+                        if not box_test or overlap(g.elements.boxes[s], q):
+                            found.append(int(s))
+                        s = g.enext[s]
+        return sorted(set(found)) if dedupe else found
+    return tight_query
+
+
+tight_query_reference = make_tight_query()
+tight_query_no_reference_cell = make_tight_query(reference_cell=False)
+tight_query_no_clamp = make_tight_query(clamp=False, reference_cell=False, dedupe=True)
+tight_query_centre_cell_only = make_tight_query(centre_cell_only=True, reference_cell=False, dedupe=True)
+tight_query_ignores_origin = make_tight_query(use_origin=False)
+tight_query_strict = make_tight_query(closed=False)
+tight_query_no_box_test = make_tight_query(box_test=False, reference_cell=False, dedupe=True)
+
+
+def tight_query_ids(g, q):
+    return [int(g.elements.ids[s]) for s in tight_query_reference(g, q)]
+
+
+def tight_query_clears(g, q):
+    out = tight_query_reference(g, q)
+    g.thead[:] = -1
+    return out
+
+
+def test_tight_query_reference(capsys):
+    check_tight_query(tight_query_reference)
     assert "passed" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("wrong, message", [
     (stub, "not written yet"),
-    (bounds_of_centres, "you covered the centres"),
-    (bounds_empty_zero, "expected None"),
-    (bounds_first_box, "miss part of a box"),
-    (bounds_padded, "stale growth"),
+    (tight_query_no_reference_cell, "reference tight cell"),
+    (tight_query_no_clamp, "clamp"),
+    (tight_query_centre_cell_only, "missed slot .* read every tight cell"),
+    (tight_query_ignores_origin, "from the origin|which does not meet"),
+    (tight_query_strict, "touches the query counts"),
+    (tight_query_no_box_test, "test each element's box"),
+    (tight_query_ids, "return slots"),
+    (tight_query_clears, "changed g.thead"),
+    (lambda g, q: None, "returned None"),
 ])
-def test_loose_bounds_wrong(wrong, message):
+def test_tight_query_wrong(wrong, message):
     with pytest.raises(CheckFailed, match=message):
-        check_loose_bounds(wrong)
-
-
-# -- lesson 07, exercise 1: partner_centre_box --------------------------------
-def partner_reference(centre, h):
-    x, y = centre
-    return (x - 2 * h, y - 2 * h, x + 2 * h, y + 2 * h)
-
-
-def partner_radius_once(centre, h):  # grown by h only: loses pairs
-    x, y = centre
-    return (x - h, y - h, x + h, y + h)
-
-
-def partner_too_wide(centre, h):  # safe but not the tightest
-    x, y = centre
-    return (x - 4 * h, y - 4 * h, x + 4 * h, y + 4 * h)
-
-
-def partner_size_not_half(centre, h):  # h taken as a full size
-    x, y = centre
-    return (x - 0.5 * h, y - 0.5 * h, x + 0.5 * h, y + 0.5 * h)
-
-
-def test_partner_centre_box_reference(capsys):
-    check_partner_centre_box(partner_reference)
-    assert "passed" in capsys.readouterr().out
-
-
-@pytest.mark.parametrize("wrong, message", [
-    (stub, "not written yet"),
-    (partner_radius_once, "grown by h only"),
-    (partner_too_wide, "wider than needed"),
-    (partner_size_not_half, "h \\+ h apart"),
-    (lambda c, h: (c[0], c[1]), "four numbers"),
-])
-def test_partner_centre_box_wrong(wrong, message):
-    with pytest.raises(CheckFailed, match=message):
-        check_partner_centre_box(wrong)
-
-
-# -- lesson 07, exercise 2: tight_range ----------------------------------------
-def _cell(v, o, size, n):
-    return min(max(math.floor((v - o) / size), 0), n - 1)
-
-
-def tight_reference(rect, origin, size, tcols, trows):
-    return (_cell(rect[0], origin[0], size, tcols), _cell(rect[1], origin[1], size, trows),
-            _cell(rect[2], origin[0], size, tcols), _cell(rect[3], origin[1], size, trows))
-
-
-def tight_centre_only(rect, origin, size, tcols, trows):
-    cx, cy = (rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2
-    c, r = _cell(cx, origin[0], size, tcols), _cell(cy, origin[1], size, trows)
-    return (c, r, c, r)
-
-
-def tight_no_clamp(rect, origin, size, tcols, trows):
-    return tuple(math.floor((v - o) / size) for v, o in zip(rect, (*origin, *origin)))
-
-
-def tight_truncate(rect, origin, size, tcols, trows):  # int() truncates towards zero: wrong left of the origin
-    return tuple(min(max(int((v - o) / size), 0), n - 1)
-                 for v, o, n in zip(rect, (*origin, *origin), (tcols, trows, tcols, trows)))
-
-
-def tight_ignores_origin(rect, origin, size, tcols, trows):
-    return tight_reference(rect, (0.0, 0.0), size, tcols, trows)
-
-
-def test_tight_range_reference(capsys):
-    check_tight_range(tight_reference)
-    assert "passed" in capsys.readouterr().out
-
-
-@pytest.mark.parametrize("wrong, message", [
-    (stub, "not written yet"),
-    (tight_centre_only, "only the tight cell of the centre"),
-    (tight_no_clamp, "clamp to 0"),
-    (tight_ignores_origin, "expected"),
-])
-def test_tight_range_wrong(wrong, message):
-    with pytest.raises(CheckFailed, match=message):
-        check_tight_range(wrong)
-
-
-def test_tight_range_truncation_passes_only_when_clamped():
-    # int() differs from floor only below the origin, where the clamp makes both 0: not a wrong answer here.
-    check_tight_range(tight_truncate)
+        check_tight_query(wrong)

@@ -1,24 +1,29 @@
-"""Exercise checks of lessons 04-05: each passes the reference, fails the stub, fails plausible wrong answers."""
+"""Exercise checks of lessons 04-05: each passes the reference, fails the stub, fails named typical mistakes."""
+import numpy as np
 import pytest
 
 from lessons_lib.checks import (
     CheckFailed,
     check_children_touched,
+    check_cleanup_pass,
     check_free_list,
     check_leaf_pairs,
     check_node_rect,
+    check_split,
 )
+from lessons_lib.core.freelist import FREE_MARK
+from lessons_lib.structures.naive_quadtree import Node, child_rects
 
 
 def stub(*args):
     raise NotImplementedError
 
 
-# -- lesson 04, exercise 1: children_touched --------------------------------
 def _touch(a, b):
     return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
 
 
+# -- lesson 04, warm-up: children_touched -----------------------------------
 def children_reference(rect, box):
     x0, y0, x1, y1 = rect
     mx, my = (x0 + x1) / 2, (y0 + y1) / 2
@@ -64,6 +69,21 @@ def children_ignores_node(rect, box):  # forgets that a box may miss the node en
     return out
 
 
+def children_floor_division(rect, box):  # a midpoint by //: right only on whole-number nodes
+    x0, y0, x1, y1 = rect
+    mx, my = (x0 + x1) // 2, (y0 + y1) // 2
+    quads = [(x0, my, mx, y1), (mx, my, x1, y1), (x0, y0, mx, my), (mx, y0, x1, my)]
+    return [k for k, q in enumerate(quads) if _touch(q, box)]
+
+
+def children_repeats(rect, box):  # a child listed once per corner that lies in it
+    return children_reference(rect, box) * 2
+
+
+def children_floats(rect, box):
+    return [float(k) for k in children_reference(rect, box)]
+
+
 def test_children_reference_passes(capsys):
     check_children_touched(children_reference)
     assert "passed" in capsys.readouterr().out
@@ -79,14 +99,84 @@ def test_children_stub_fails():
     (children_strict, "touches a midline"),
     (children_y_down, "y upwards"),
     (children_ignores_node, "misses the node"),
+    (children_floor_division, "not //"),
+    (children_repeats, "more than once"),
+    (children_floats, "must be an integer"),
     (lambda r, b: 3, "list of child indices"),
+    (lambda r, b: None, "returned None"),
 ])
 def test_children_wrong_answers_fail(wrong, message):
     with pytest.raises(CheckFailed, match=message):
         check_children_touched(wrong)
 
 
-# -- lesson 04, exercise 2: leaf_pairs --------------------------------------
+# -- lesson 04, core: split -------------------------------------------------
+def make_split(*, touch=_touch, first_only=False, recurse=True, limit_depth=True, empty_branch=True,
+               over=lambda count, capacity: count > capacity, step=1):
+    """The reference split (all defaults), or one of its typical mistakes (one argument changed)."""
+    def split(node, boxes, capacity, max_depth):
+        node.children = [Node(r, node.depth + step) for r in child_rects(node.rect)]
+        for s in node.elements:
+            for child in node.children:
+                if touch(child.rect, boxes[s]):
+                    child.elements.append(s)
+                    if first_only:
+                        break
+        if empty_branch:
+            node.elements = []
+        for child in node.children:
+            if recurse and over(len(child.elements), capacity) and (child.depth < max_depth or not limit_depth):
+                split(child, boxes, capacity, max_depth)
+        return node
+    return split
+
+
+def _open_touch(a, b):  # open quadrants: a box only touching a side is not in the child
+    return (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]) or \
+        ((b[0] == b[2] or b[1] == b[3]) and _touch(a, b) and a[0] < b[2] and a[1] < b[3])
+
+
+split_reference = make_split()
+split_no_depth_limit = make_split(limit_depth=False)
+split_open_quadrants = make_split(touch=_open_touch)
+split_first_child_only = make_split(first_only=True)
+split_one_level = make_split(recurse=False)
+split_keeps_elements = make_split(empty_branch=False)
+split_at_capacity = make_split(over=lambda count, capacity: count >= capacity)
+split_same_depth = make_split(step=0)
+
+
+def split_returns_children(node, boxes, capacity, max_depth):
+    return split_reference(node, boxes, capacity, max_depth).children
+
+
+def test_split_reference_passes(capsys):
+    check_split(split_reference)
+    assert "passed" in capsys.readouterr().out
+
+
+def test_split_stub_fails():
+    with pytest.raises(CheckFailed, match="not written yet"):
+        check_split(stub)
+
+
+@pytest.mark.parametrize("wrong, message", [
+    (split_no_depth_limit, "max_depth"),
+    (split_open_quadrants, "closed"),
+    (split_first_child_only, "every child it touches"),
+    (split_one_level, "must be split in turn"),
+    (split_keeps_elements, "still holds elements"),
+    (split_at_capacity, "split only a leaf holding more than capacity"),
+    (split_same_depth, "one level deeper"),
+    (split_returns_children, "must return the node"),
+    (lambda node, boxes, c, d: None, "returned None"),
+])
+def test_split_wrong_answers_fail(wrong, message):
+    with pytest.raises(CheckFailed, match=message):
+        check_split(wrong)
+
+
+# -- lesson 04: leaf_pairs --------------------------------------------------
 def leaf_pairs_reference(leaves, boxes):
     found = set()
     for leaf in leaves:
@@ -109,6 +199,11 @@ def leaf_pairs_duplicates(leaves, boxes):  # a list, not a set
     return found
 
 
+def leaf_pairs_unordered(leaves, boxes):  # (leaf[a], leaf[b]) as listed: fine only on sorted leaves
+    return sorted({(l[a], l[b]) for l in leaves for a in range(len(l)) for b in range(a + 1, len(l))
+                   if _touch(boxes[l[a]], boxes[l[b]])})
+
+
 def leaf_pairs_no_test(leaves, boxes):  # every pair sharing a leaf
     return sorted({tuple(sorted((l[a], l[b]))) for l in leaves for a in range(len(l)) for b in range(a + 1, len(l))})
 
@@ -118,6 +213,12 @@ def leaf_pairs_strict(leaves, boxes):
         return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
     return sorted({tuple(sorted((l[a], l[b]))) for l in leaves for a in range(len(l)) for b in range(a + 1, len(l))
                    if strict(boxes[l[a]], boxes[l[b]])})
+
+
+def leaf_pairs_clears_input(leaves, boxes):
+    out = leaf_pairs_reference(leaves, boxes)
+    leaves.clear()
+    return out
 
 
 def test_leaf_pairs_reference_passes(capsys):
@@ -131,16 +232,18 @@ def test_leaf_pairs_stub_fails():
 
 
 @pytest.mark.parametrize("wrong, message", [
-    (leaf_pairs_duplicates, "more than once"),
+    (leaf_pairs_duplicates, "more than once|twice"),
+    (leaf_pairs_unordered, "smaller index first"),
     (leaf_pairs_no_test, "do not intersect"),
     (leaf_pairs_strict, "touching counts"),
+    (leaf_pairs_clears_input, "changed its argument number 1 in place"),
 ])
 def test_leaf_pairs_wrong_answers_fail(wrong, message):
     with pytest.raises(CheckFailed, match=message):
         check_leaf_pairs(wrong)
 
 
-# -- lesson 05, exercise 1: node_rect ---------------------------------------
+# -- lesson 05, warm-up: node_rect ------------------------------------------
 def node_rect_reference(root, path):
     x0, y0, x1, y1 = root
     for k in path:
@@ -169,6 +272,19 @@ def node_rect_y_down(root, path):
     return (x0, y0, x1, y1)
 
 
+def node_rect_reversed(root, path):
+    return node_rect_reference(root, list(reversed(path)))
+
+
+def node_rect_floor_division(root, path):
+    x0, y0, x1, y1 = root
+    for k in path:
+        mx, my = (x0 + x1) // 2, (y0 + y1) // 2
+        x0, x1 = (x0, mx) if k in (0, 2) else (mx, x1)
+        y0, y1 = (my, y1) if k in (0, 1) else (y0, my)
+    return (x0, y0, x1, y1)
+
+
 def test_node_rect_reference_passes(capsys):
     check_node_rect(node_rect_reference)
     assert "passed" in capsys.readouterr().out
@@ -182,14 +298,17 @@ def test_node_rect_stub_fails():
 @pytest.mark.parametrize("wrong, message", [
     (node_rect_height_from_width, "height"),
     (node_rect_y_down, "y grows upwards"),
+    (node_rect_reversed, "path\\[0\\] is the root's child"),
+    (node_rect_floor_division, "expected"),
     (lambda root, path: root, "expected"),
+    (lambda root, path: "nope", "four numbers"),
 ])
 def test_node_rect_wrong_answers_fail(wrong, message):
     with pytest.raises(CheckFailed, match=message):
         check_node_rect(wrong)
 
 
-# -- lesson 05, exercise 2: the free list -----------------------------------
+# -- lesson 05: the free list -----------------------------------------------
 def fl_insert(data, head, value):
     if head != -1:
         i = head
@@ -220,7 +339,32 @@ def fl_insert_head_stuck(data, head, value):  # reuses the hole but never advanc
 
 def fl_erase_shifts(data, head, index):  # deletes from the list: later indices move
     del data[index]
+    return index
+
+
+def fl_erase_no_link(data, head, index):  # marks the hole but loses the older holes
+    data[index] = -1
+    return index
+
+
+def fl_erase_returns_old_head(data, head, index):
+    data[index] = head
     return head
+
+
+def fl_insert_fifo(data, head, value):  # reuses the oldest hole (the end of the chain), not the head
+    if head == -1:
+        data.append(value)
+        return len(data) - 1, head
+    prev, h = -1, head
+    while data[h] != -1:
+        prev, h = h, data[h]
+    if prev == -1:
+        head = -1
+    else:
+        data[prev] = -1
+    data[h] = value
+    return h, head
 
 
 def test_free_list_reference_passes(capsys):
@@ -237,7 +381,116 @@ def test_free_list_stub_fails():
     (fl_insert_append_only, fl_erase, "reuse the most recently erased"),
     (fl_insert_head_stuck, fl_erase, "head must move on"),
     (fl_insert, fl_erase_shifts, "never change"),
+    (fl_insert, fl_erase_no_link, "now stores -1, expected"),
+    (fl_insert, fl_erase_returns_old_head, "erase returned head"),
+    (fl_insert_fifo, fl_erase, "expected"),
 ])
 def test_free_list_wrong_answers_fail(ins, era, message):
     with pytest.raises(CheckFailed, match=message):
         check_free_list(ins, era)
+
+
+# -- lesson 05, core: cleanup_pass ------------------------------------------
+def make_cleanup(*, link=True, mark=True, one_level=True, empty_only=True, as_block=True, update_parent=True):
+    """The reference cleanup pass (all defaults), or one of its typical mistakes (one argument changed)."""
+    def collapse(nodes, meta, node, fc):
+        if as_block:
+            nodes[fc, 0] = meta[1] if link else -1
+            if mark:
+                nodes[fc:fc + 4, 1] = FREE_MARK
+            meta[1] = fc
+        else:
+            for j in range(4):  # four single holes instead of one block
+                nodes[fc + j] = (meta[1], FREE_MARK)
+                meta[1] = fc + j
+        if update_parent:
+            nodes[node] = (-1, 0)
+
+    def collapsible(nodes, fc):
+        return all((nodes[fc + j, 1] == 0) if empty_only else (nodes[fc + j, 1] >= 0) for j in range(4))
+
+    def cleanup(nodes, meta):
+        if nodes[0, 1] != -1:
+            return 0
+        freed = 0
+        if one_level:
+            stack = [0]
+            while stack:
+                node = stack.pop()
+                fc = nodes[node, 0]
+                stack.extend(fc + j for j in range(4) if nodes[fc + j, 1] == -1)
+                if collapsible(nodes, fc):
+                    collapse(nodes, meta, node, fc)
+                    freed += 1
+            return freed
+        order, stack = [], [0]  # children before parents: every level in one pass
+        while stack:
+            node = stack.pop()
+            order.append(node)
+            stack.extend(nodes[node, 0] + j for j in range(4) if nodes[nodes[node, 0] + j, 1] == -1)
+        for node in reversed(order):
+            if nodes[node, 1] == -1 and collapsible(nodes, nodes[node, 0]):
+                collapse(nodes, meta, node, nodes[node, 0])
+                freed += 1
+        return freed
+    return cleanup
+
+
+cleanup_reference = make_cleanup()
+cleanup_no_link = make_cleanup(link=False)
+cleanup_bottom_up = make_cleanup(one_level=False)
+cleanup_any_leaves = make_cleanup(empty_only=False)
+cleanup_no_mark = make_cleanup(mark=False)
+cleanup_one_by_one = make_cleanup(as_block=False)
+cleanup_parent_left_branch = make_cleanup(update_parent=False)
+
+
+def cleanup_copies(nodes, meta):  # works on a copy: the tree never changes
+    return cleanup_reference(nodes.copy(), meta.copy())
+
+
+def test_cleanup_reference_passes(capsys):
+    check_cleanup_pass(cleanup_reference)
+    assert "passed" in capsys.readouterr().out
+
+
+def test_cleanup_stub_fails():
+    with pytest.raises(CheckFailed, match="not written yet"):
+        check_cleanup_pass(stub)
+
+
+@pytest.mark.parametrize("wrong, message", [
+    (cleanup_no_link, "not reachable from head|must still end with the blocks that were free before"),
+    (cleanup_bottom_up, "one pass collapses one level"),
+    (cleanup_any_leaves, "held elements"),
+    (cleanup_no_mark, "FREE_MARK"),
+    (cleanup_one_by_one, "not the first node of a block of four"),
+    (cleanup_parent_left_branch, "reachable from the root but has count -2"),
+    (cleanup_copies, "in place"),
+    (lambda nodes, meta: None, "returned None"),
+])
+def test_cleanup_wrong_answers_fail(wrong, message):
+    with pytest.raises(CheckFailed, match=message):
+        check_cleanup_pass(wrong)
+
+
+def test_cleanup_wrong_count_fails():
+    def miscounts(nodes, meta):
+        cleanup_reference(nodes, meta)
+        return 0
+    with pytest.raises(CheckFailed, match="returned 0, but it freed"):
+        check_cleanup_pass(miscounts)
+
+
+def test_cleanup_check_leaves_the_structure_usable():
+    """The arrays the check plugs back are the reference's: the tree still answers like brute force."""
+    from lessons_lib.structures.quadtree import Quadtree
+    boxes = np.array([[1, 1, 2, 2], [3, 3, 4, 4], [80, 80, 81, 81.]])
+    q = Quadtree.from_boxes(boxes, world=(0, 0, 100, 100), capacity=1, max_depth=4)
+    q.remove(0)
+    q.remove(1)
+    nodes, meta = q.nodes.copy(), q.node_meta.copy()
+    assert cleanup_reference(nodes, meta) == 1
+    q.nodes[:], q.node_meta[:] = nodes, meta
+    q.check_invariants()
+    assert q.query([0, 0, 100, 100]).tolist() == [2]

@@ -1,18 +1,16 @@
-"""Sweep and prune with persistent pairs (I-COLLIDE mode): both axes sorted, the pair set kept exact.
+"""PersistentSweepAndPrune (I-COLLIDE): both axes sorted, the pair set kept exact.
 
-``SweepAndPrune(persistent_pairs=True)`` keeps the overlapping pairs in a hash
-table between calls and updates them from the swaps of the insertion sort on
-both axes. Checked here: equality with brute force on every scene, on
-hypothesis scenes with many equal coordinates and zero-width boxes, and after
-long random operation sequences (the pair set after every few steps); both
-endpoint arrays sorted; the table's own invariants; bad input changing
-nothing; the BroadPhase contract of ``tests/test_base.py`` run on the mode;
-plain Python (``LESSONS_JIT=0``) giving the same output as numba.
+The structure keeps the overlapping pairs in a hash table between calls and
+updates them from the swaps of the insertion sort on both axes. Checked here:
+equality with brute force on every scene, on hypothesis scenes with many equal
+coordinates and zero-width boxes, and after long random operation sequences
+(the pair set after every few steps); both endpoint arrays sorted; the table's
+own invariants; bad input changing nothing; plain Python (``LESSONS_JIT=0``)
+giving the same output as numba. The BroadPhase contract of
+``tests/test_base.py`` runs on it as on every registered structure.
 """
 from __future__ import annotations
 
-import inspect
-import itertools
 import os
 import subprocess
 import sys
@@ -23,51 +21,50 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import test_base as tb
 from bp_strategies import filter_query, model_pairs
-from lessons_lib import SCENES, STRUCTURES, brute_force_pairs, make_scene
-from lessons_lib.structures.sweep_and_prune import SweepAndPrune, pair_key_hash
-from test_sweep_and_prune import check_invariants, inversions, on_lattice
+from lessons_lib import SCENES, STRUCTURES, PersistentSweepAndPrune, SweepAndPrune, brute_force_pairs, make_scene
+from lessons_lib.structures.persistent_sweep_and_prune import EMPTY, MIN_TABLE, PairSet, pair_key_hash
+from test_sweep_and_prune import check_endpoints, inversions, on_lattice
 
 
 # --------------------------------------------------------------------------
 # Invariants
 # --------------------------------------------------------------------------
-def check_pp(bp: SweepAndPrune, boxes_by_id=None) -> None:
-    """Both endpoint arrays exact and sorted; the table consistent; the pair set equal to brute force."""
-    assert bp.persistent_pairs
-    check_invariants(bp)  # the sweep axis
-    m, o = bp.m, 1 - bp.axis
-    okeys, ocodes = bp.okeys[:m], bp.ocodes[:m]
-    np.testing.assert_array_equal(np.sort(ocodes), np.sort(bp.codes[:m]))
-    np.testing.assert_array_equal(okeys, bp.elements.boxes[ocodes >> 1, o + 2 * (ocodes & 1)])
-    order = list(zip(okeys.tolist(), (ocodes & 1).tolist()))
-    assert order == sorted(order)
-    # the table: a power of two, at most half full, every listed key found where tvals says
-    cap = len(bp.tkeys)
-    assert cap & (cap - 1) == 0 and len(bp.plist) == cap // 2 and 0 <= bp.npairs <= cap // 2
-    keys = bp.plist[: bp.npairs]
-    assert len(set(keys.tolist())) == bp.npairs
-    occupied = np.flatnonzero(bp.tkeys != -1)
-    assert len(occupied) == bp.npairs
-    assert set(bp.tkeys[occupied].tolist()) == set(keys.tolist())
-    np.testing.assert_array_equal(keys[bp.tvals[occupied]], bp.tkeys[occupied])
-    for i in occupied.tolist():  # linear probing: no empty entry between a key's home and its place
-        j = int(pair_key_hash(int(bp.tkeys[i]), cap - 1))
+def check_table(kept: PairSet) -> None:
+    """A power of two, at most half full, no key twice, and linear probing's rule: no hole on a key's probe run."""
+    table = kept.table
+    size = len(table)
+    assert size >= MIN_TABLE and size & (size - 1) == 0 and 0 <= 2 * kept.count <= size
+    keys = table[table != EMPTY]
+    assert len(keys) == kept.count == len(set(keys.tolist()))
+    for i in np.flatnonzero(table != EMPTY).tolist():
+        j = int(pair_key_hash(int(table[i]), size - 1))
         while j != i:
-            assert bp.tkeys[j] != -1
-            j = (j + 1) & (cap - 1)
+            assert table[j] != EMPTY
+            j = (j + 1) & (size - 1)
+
+
+def check_pp(bp: PersistentSweepAndPrune) -> None:
+    """Both endpoint arrays exact and sorted; the table consistent; the pair set equal to brute force."""
+    for axis, ends in enumerate(bp.ends):
+        assert ends.axis == axis
+        check_endpoints(ends, bp.elements)
+    assert bp.is_sorted() and bp.m == 2 * len(bp)
+    check_table(bp.kept)
     sp = bp.pair_slots()
     assert (sp[:, 0] < sp[:, 1]).all()
     assert bp.elements.alive[sp].all() if len(sp) else True
-    # equal to brute force on the stored boxes
     ids, boxes = bp.items()
     ref = brute_force_pairs(boxes)
     np.testing.assert_array_equal(bp.pairs(), ids[ref] if len(ref) else ref)
 
 
 def persistent(boxes, **kw):
-    return SweepAndPrune.from_boxes(boxes, persistent_pairs=True, **kw)
+    return PersistentSweepAndPrune.from_boxes(boxes, **kw)
+
+
+def test_registered():
+    assert STRUCTURES["persistent_sweep_and_prune"] is PersistentSweepAndPrune
 
 
 # --------------------------------------------------------------------------
@@ -79,7 +76,6 @@ def test_scenes_equal_brute_force(scene, axis):
     boxes = make_scene(scene, 400, seed=7)
     bp = persistent(boxes, axis=axis)
     check_pp(bp)
-    assert bp.last_tests == 0
     rng = np.random.default_rng(1)
     for step in (0.5, 3.0, 40.0):  # coherent and incoherent frames
         d = rng.uniform(-step, step, (len(boxes), 2))
@@ -105,7 +101,7 @@ def test_hypothesis_update_many(boxes, moves, few):
     d = np.array((moves * (n // len(moves) + 1))[:n], dtype=np.float64).reshape(-1, 3)
     new = boxes + np.column_stack([d[:, 0], d[:, 1], d[:, 0] + d[:, 2], d[:, 1] + d[:, 2]])
     new[:, 2:] = np.maximum(new[:, 2:], new[:, :2])  # growing, shrinking and collapsing to zero width
-    old = (bp.keys[: bp.m].copy(), bp.codes[: bp.m].copy(), bp.okeys[: bp.m].copy(), bp.ocodes[: bp.m].copy())
+    old = [(e.keys[: e.m].copy(), e.codes[: e.m].copy()) for e in bp.ends]
     ids = np.arange(n)[: 1 if few else n]
     bp.update_many(ids, new[ids])
     moved_boxes = boxes.copy()
@@ -114,7 +110,7 @@ def test_hypothesis_update_many(boxes, moves, few):
     np.testing.assert_array_equal(bp.pairs(), brute_force_pairs(moved_boxes))
     if n and not few and 16 * n >= bp.m:  # the insertion-sort path: swaps = inversions on both axes
         expected = 0
-        for keys, codes, axis in ((old[0], old[1], bp.axis), (old[2], old[3], 1 - bp.axis)):
+        for axis, (keys, codes) in enumerate(old):
             k = moved_boxes[codes >> 1, axis + 2 * (codes & 1)]
             expected += inversions(k.tolist(), (codes & 1).tolist())
         assert bp.last_swaps == expected
@@ -136,7 +132,7 @@ def test_touching_boxes_pair_on_both_axes():
 @pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
 def test_long_random_sequences(seed):
     rng = np.random.default_rng(seed)
-    bp = SweepAndPrune(axis=[None, 0, 1, None, None][seed], persistent_pairs=True)
+    bp = PersistentSweepAndPrune(axis=[None, 0, 1, None, None][seed])
     model: dict[int, list[float]] = {}
     next_id = 0
 
@@ -194,7 +190,7 @@ def test_table_grows_in_the_middle_of_a_sort_and_shrinks_on_cleanup():
     n = 120
     spread = np.array([[10.0 * i, 0, 10.0 * i + 1, 1] for i in range(n)])
     bp = persistent(spread)
-    assert bp.npairs == 0 and len(bp.tkeys) == 32
+    assert bp.npairs == 0 and len(bp.kept.table) == MIN_TABLE
     heap = np.tile([0.0, 0.0, 1.0, 1.0], (n, 1)) + np.arange(n)[:, None] * 1e-3
     bp.update_many(np.arange(n), heap)  # 7,140 pairs appear during one insertion sort
     assert bp.npairs == n * (n - 1) // 2
@@ -204,9 +200,9 @@ def test_table_grows_in_the_middle_of_a_sort_and_shrinks_on_cleanup():
     check_pp(bp)
     bp.update_many(np.arange(n), spread)
     assert bp.npairs == 0
-    big = len(bp.tkeys)
+    big = len(bp.kept.table)
     bp.cleanup()
-    assert len(bp.tkeys) == 32 < big
+    assert len(bp.kept.table) == MIN_TABLE < big
     check_pp(bp)
     lone = persistent(spread[:1])
     lone.update_many([0], [[0, 0, 1, 1]])
@@ -216,9 +212,20 @@ def test_table_grows_in_the_middle_of_a_sort_and_shrinks_on_cleanup():
     check_pp(lone)
 
 
+def test_crossings_beyond_one_buffer():
+    """More crossings in one insertion sort than the crossing list holds: the sort stops and resumes."""
+    n = 300
+    spread = np.array([[3.0 * i, 0, 3.0 * i + 1, 1] for i in range(n)])
+    bp = persistent(spread)
+    bp.update_many(np.arange(n), spread[::-1].copy())  # reversed along x: every pair of endpoints swaps
+    check_pp(bp)
+    heap = np.tile([0.0, 0.0, 2.0, 2.0], (n, 1))
+    bp.update_many(np.arange(n), heap)  # 44,850 pairs from one frame
+    assert bp.npairs == n * (n - 1) // 2
+    check_pp(bp)
+
+
 def test_long_walk_with_an_empty_pair_set_grows_the_table():
-    # Regression: a walk that could add more pairs than the table holds, while the set was
-    # empty, asked for room for len(plist) more, which did not grow it: update() never returned.
     spread = np.array([[3.0 * i, 0, 3.0 * i + 1, 1] for i in range(40)])
     bp = persistent(spread)
     assert bp.npairs == 0
@@ -232,8 +239,8 @@ def test_long_walk_with_an_empty_pair_set_grows_the_table():
     assert bp.npairs == 36
 
 
-def test_cleanup_swaps_the_axes_without_losing_pairs():
-    bp = SweepAndPrune(persistent_pairs=True)
+def test_cleanup_switches_the_query_axis_without_losing_pairs():
+    bp = PersistentSweepAndPrune()
     for i, b in enumerate(make_scene("xline", 80)):
         bp.insert(i, b)
     assert bp.axis == 0
@@ -242,30 +249,40 @@ def test_cleanup_swaps_the_axes_without_losing_pairs():
     assert bp.axis == 1
     check_pp(bp)
     np.testing.assert_array_equal(bp.pairs(), before)
+    forced = persistent(make_scene("xline", 80), axis=0)
+    forced.cleanup()
+    assert forced.axis == 0
 
 
 # --------------------------------------------------------------------------
 # Bad input, parameters, memory
 # --------------------------------------------------------------------------
 @pytest.mark.parametrize("params, pattern", [
-    ({"persistent_pairs": "yes"}, "persistent_pairs must be True or False"),
-    ({"persistent_pairs": 1}, "persistent_pairs must be True or False"),
-    ({"persistent_pairs": True, "incremental": False}, "needs incremental=True"),
+    ({"axis": 2}, "axis must be one of 0, 1"),
+    ({"axis": "x"}, "axis must be one of 0, 1"),
 ])
 def test_bad_parameters(params, pattern):
     with pytest.raises(ValueError, match=pattern):
-        SweepAndPrune(**params)
+        PersistentSweepAndPrune(**params)
     with pytest.raises(ValueError, match=pattern):
-        SweepAndPrune.from_boxes(make_scene("random", 10), **params)
+        PersistentSweepAndPrune.from_boxes(make_scene("random", 10), **params)
+
+
+def test_the_flag_is_gone_from_sweep_and_prune():
+    for make in (lambda: SweepAndPrune(persistent_pairs=True),
+                 lambda: SweepAndPrune.from_boxes(make_scene("random", 10), persistent_pairs=True)):
+        with pytest.raises(TypeError, match="PersistentSweepAndPrune"):
+            make()
+    with pytest.raises(TypeError, match="unexpected keyword arguments: sort_axis"):
+        SweepAndPrune(sort_axis=0)
 
 
 def test_failed_calls_leave_everything_unchanged():
     bp = persistent(make_scene("random", 60, seed=2))
 
     def state():
-        m = bp.m
-        return [bp.keys[:m].copy(), bp.codes[:m].copy(), bp.okeys[:m].copy(), bp.ocodes[:m].copy(),
-                bp.tkeys.copy(), bp.tvals.copy(), bp.plist[: bp.npairs].copy(), bp.pairs()]
+        return [a.copy() for e in bp.ends for a in (e.keys[: e.m], e.codes[: e.m])] + [bp.kept.table.copy(),
+                                                                                       bp.pairs()]
 
     before = state()
     for call, err in [
@@ -288,49 +305,9 @@ def test_failed_calls_leave_everything_unchanged():
 def test_memory_and_repr():
     boxes = make_scene("random", 200)
     bp, plain = persistent(boxes), SweepAndPrune.from_boxes(boxes)
-    extra = bp.okeys.nbytes + bp.ocodes.nbytes + bp.tkeys.nbytes + bp.tvals.nbytes + bp.plist.nbytes
-    assert bp.memory_bytes() == plain.memory_bytes() + extra
-    assert "persistent_pairs=True" in repr(bp) and f"{bp.npairs} pairs" in repr(bp)
-    assert "persistent" not in repr(plain)
-
-
-# --------------------------------------------------------------------------
-# The BroadPhase contract of tests/test_base.py, run on this mode
-# --------------------------------------------------------------------------
-class _Persistent(SweepAndPrune):
-    """SweepAndPrune with persistent_pairs on by default, so that the contract tests build it with no parameters."""
-
-    def __init__(self, **params):
-        params.setdefault("persistent_pairs", True)
-        super().__init__(**params)
-
-
-_NAME = "sweep_and_prune_persistent_pairs_test"
-
-
-def _contract_cases():
-    for fname in sorted(dir(tb)):
-        f = getattr(tb, fname)
-        if not fname.startswith("test_") or not callable(f):
-            continue
-        if list(inspect.signature(f).parameters)[:1] != ["name"]:
-            continue
-        marks = [m for m in getattr(f, "pytestmark", []) if m.name == "parametrize" and m.args[0] != "name"]
-        names = [[a.strip() for a in m.args[0].split(",")] for m in marks]
-        values = [list(m.args[1]) for m in marks]
-        for combo in itertools.product(*values):
-            kwargs = {}
-            for argnames, v in zip(names, combo):
-                kwargs.update(zip(argnames, v if len(argnames) > 1 else (v,)))
-            tag = "-".join(map(str, kwargs.values()))[:40]
-            yield pytest.param(fname, kwargs, id=f"{fname}-{tag}" if tag else fname)
-
-
-@pytest.mark.parametrize("fname, kwargs", list(_contract_cases()))
-def test_contract(fname, kwargs, monkeypatch):
-    monkeypatch.setitem(STRUCTURES, _NAME, _Persistent)
-    monkeypatch.setattr(_Persistent, "name", _NAME)
-    getattr(tb, fname)(name=_NAME, **kwargs)
+    assert bp.memory_bytes() == plain.memory_bytes() + bp.ends[1 - plain.axis].nbytes + bp.kept.table.nbytes
+    assert 2 * bp.npairs <= len(bp.kept.table) <= max(MIN_TABLE, 8 * bp.npairs)
+    assert f"{bp.npairs} pairs kept" in repr(bp) and "axis=x (auto)" in repr(bp)
 
 
 # --------------------------------------------------------------------------
@@ -339,13 +316,12 @@ def test_contract(fname, kwargs, monkeypatch):
 SMALL_RUN = """
 import numpy as np
 import lessons_lib
-from lessons_lib import make_scene
-from lessons_lib.structures.sweep_and_prune import SweepAndPrune
+from lessons_lib import make_scene, PersistentSweepAndPrune
 
 rng = np.random.default_rng(3)
 boxes = make_scene("random", 150, seed=5)
-bp = SweepAndPrune.from_boxes(boxes, persistent_pairs=True)
-out = [lessons_lib.JIT_ENABLED, len(bp.tkeys)]
+bp = PersistentSweepAndPrune.from_boxes(boxes)
+out = [lessons_lib.JIT_ENABLED, len(bp.kept.table)]
 for frame in range(6):
     d = rng.uniform(-4, 4, (150, 2))
     boxes = boxes + np.column_stack([d, d])
@@ -353,14 +329,14 @@ for frame in range(6):
         bp.update_many(np.arange(150), boxes)
     else:
         bp.update_many(np.arange(5), boxes[:5])
-    out += [bp.last_swaps, bp.npairs, bp.pairs().tolist(), bp.plist[: bp.npairs].tolist(), bp.tkeys.tolist()]
+    out += [bp.last_swaps, bp.npairs, bp.pairs().tolist(), bp.kept.table.tolist()]
 heap = np.tile([0.0, 0.0, 1.0, 1.0], (150, 1))
 bp.update_many(np.arange(150), heap)  # the table grows during the sort
-out += [bp.last_swaps, bp.npairs, len(bp.tkeys), bp.tkeys.tolist(), bp.plist[: bp.npairs].tolist()]
+out += [bp.last_swaps, bp.npairs, len(bp.kept.table), bp.kept.table.tolist()]
 bp.remove(7)
 bp.insert(7, [0.5, 0.5, 3, 3])
 bp.cleanup()
-out += [bp.npairs, bp.pairs().tolist(), bp.tkeys.tolist()]
+out += [bp.npairs, bp.pairs().tolist(), bp.kept.table.tolist()]
 print(repr(out))
 """
 

@@ -10,6 +10,7 @@ from bp_strategies import any_box, box_arrays, filter_query, lattice_box, model_
 from lessons_lib import SCENES, STRUCTURES, brute_force_pairs, make_scene
 from lessons_lib.labs import sweep as sl
 from lessons_lib.structures.sweep_and_prune import (
+    SortedEndpoints,
     SweepAndPrune,
     endpoints_sorted,
     insertion_sort_endpoints,
@@ -21,17 +22,24 @@ from lessons_lib.structures.sweep_and_prune import (
 # --------------------------------------------------------------------------
 # Invariants
 # --------------------------------------------------------------------------
-def check_invariants(bp: SweepAndPrune) -> None:
-    """Endpoints: exactly two per live slot, keys equal to the boxes, sorted (min first on ties)."""
-    m = bp.m
-    assert m == 2 * len(bp)
-    keys, codes = bp.keys[:m], bp.codes[:m]
-    live = bp.elements.live_slots()
+def check_endpoints(ends: SortedEndpoints, elements) -> None:
+    """One axis: exactly two endpoints per live slot, keys equal to the boxes, sorted (min first on ties)."""
+    m = ends.m
+    assert m == 2 * len(elements)
+    keys, codes = ends.keys[:m], ends.codes[:m]
+    live = elements.live_slots()
     np.testing.assert_array_equal(np.sort(codes), np.sort(np.concatenate([2 * live, 2 * live + 1])))
-    np.testing.assert_array_equal(keys, bp.elements.boxes[codes >> 1, bp.axis + 2 * (codes & 1)])
+    np.testing.assert_array_equal(keys, elements.boxes[codes >> 1, ends.axis + 2 * (codes & 1)])
     # sorted by (key, is_max), checked independently of the library's kernel
     order = list(zip(keys.tolist(), (codes & 1).tolist()))
     assert order == sorted(order)
+    assert ends.is_sorted()
+
+
+def check_invariants(bp: SweepAndPrune) -> None:
+    """The sweep axis's endpoints (see :func:`check_endpoints`)."""
+    assert bp.ends.axis == bp.axis and bp.m == bp.ends.m
+    check_endpoints(bp.ends, bp.elements)
     assert bp.is_sorted()
 
 
@@ -123,7 +131,7 @@ def test_hypothesis_update_many(boxes, moves, incremental):
     n = len(boxes)
     d = np.array((moves * (n // len(moves) + 1))[:n], dtype=np.float64).reshape(-1, 2)
     new = boxes + np.column_stack([d, d])
-    old_keys, old_codes = bp.keys[: bp.m].copy(), bp.codes[: bp.m].copy()
+    old_codes = bp.codes[: bp.m].copy()
     bp.update_many(np.arange(n), new)
     check_invariants(bp)
     np.testing.assert_array_equal(bp.pairs(), brute_force_pairs(new))

@@ -23,10 +23,20 @@ What it does
    - every widget output rendered as a live widget (not a static fallback);
    - every Stepper (``.lessons-stepper``) changes its picture when Next (or,
      at the last step, Prev) is pressed;
+   - every Explorer (``.lessons-explorer``, :mod:`lessons_lib.explorer`) answers
+     real mouse events on its canvas (:func:`drive_explorer`): a click outside
+     the world is refused and changes nothing, a click on empty space adds a
+     box and changes the picture (and the array view, where there is one), a
+     shift-drag query's hits equal the browser's brute-force scan, Undo and
+     Cleanup shrink a quadtree's node count, Reset restores the start; at
+     2,000 boxes or more the median click-to-redraw time is measured;
 
    and saves screenshots of the whole notebook to ``build/screenshots/``
    (``NAME.png``, and ``NAME-part2.png``... for a long notebook).
 4. Stops Chromium and JupyterLab by their own process ids, also on failure.
+
+Besides the lessons, the Explorer's demo notebook ``tools/explorer_demo.ipynb``
+is run (it is copied in beside the lessons; name it alone to run only it).
 
 ``--break-widgets`` disables the ipywidgets extension
 (``@jupyter-widgets/jupyterlab-manager``) in the throw-away configuration, so
@@ -61,6 +71,10 @@ ROOT = Path(__file__).resolve().parents[1]
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 WIDGET_EXTENSION = "@jupyter-widgets/jupyterlab-manager"
 STEPPER = ".lessons-stepper"  # the class lessons_lib.widgets.Stepper puts on its widget
+EXPLORER = ".lessons-explorer"  # the class lessons_lib/explorer.js puts on its root element
+EXPLORER_NOTEBOOK = ROOT / "tools" / "explorer_demo.ipynb"
+LATENCY_BOXES = 2000  # explorers with at least this many boxes get their click-to-redraw time measured
+LATENCY_CLICKS = 21
 VIEWPORT = {"width": 1400, "height": 1000}
 SCREENSHOT_HEIGHT = 10000  # px at most per file; a longer notebook takes several files
 CHROMIUM_FLAGS = [
@@ -127,7 +141,8 @@ JS_CELLS = """(path) => window.__btPanel(path).content.widgets.map(cell => ({
   })) : [],
 }))"""
 # How each widget output shows on the page: 'live' (a widget view), 'loading',
-# 'error' (ipywidgets' "Error displaying widget") or 'fallback: <mime>'.
+# 'error' (ipywidgets' "Error displaying widget") or 'fallback: <mime>'. An ipywidgets view
+# carries the class jupyter-widgets; the Explorer (an anywidget) is live once its module drew its root.
 JS_WIDGET_STATES = """([path, mime]) => {
   const states = [];
   window.__btPanel(path).content.widgets.forEach((cell, i) => {
@@ -140,7 +155,7 @@ JS_WIDGET_STATES = """([path, mime]) => {
       const shown = node ? node.querySelector('[data-mime-type]') : null;
       let state = 'loading';
       if (text.includes('Error displaying widget')) state = 'error';
-      else if (node && node.querySelector('.jupyter-widgets')) state = 'live';
+      else if (node && node.querySelector('.jupyter-widgets, """ + EXPLORER + """')) state = 'live';
       else if (shown) state = 'fallback: ' + shown.getAttribute('data-mime-type');
       states.push({cell: i, output: k, state: state, text: text.slice(0, 200)});
     });
@@ -216,6 +231,8 @@ def parse_args(argv: list[str] | None) -> Options:
 def select_notebooks(folder: Path, only: list[str]) -> list[str]:
     """File names of the notebooks to run, in reading order."""
     names = sorted(p.name for p in folder.glob("*.ipynb"))
+    if EXPLORER_NOTEBOOK.exists() and EXPLORER_NOTEBOOK.name not in names:
+        names.append(EXPLORER_NOTEBOOK.name)  # copied in by prepare_workspace
     only = [Path(n).name for n in only]  # notebooks/00_x.ipynb or 00_x.ipynb
     missing = [n for n in only if n not in names]
     if missing:
@@ -231,6 +248,8 @@ def prepare_workspace(tmp: Path, notebooks: Path, break_widgets: bool) -> Path:
     course = tmp / "course"
     shutil.copytree(notebooks, course / "notebooks",
                     ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+    if EXPLORER_NOTEBOOK.exists() and not (course / "notebooks" / EXPLORER_NOTEBOOK.name).exists():
+        shutil.copy2(EXPLORER_NOTEBOOK, course / "notebooks" / EXPLORER_NOTEBOOK.name)
     if (ROOT / "data").is_dir():  # lessons may read ../data, as they do from the repository
         (course / "data").symlink_to(ROOT / "data", target_is_directory=True)
     for plugin, values in LAB_SETTINGS.items():
@@ -498,6 +517,212 @@ def press_and_compare(stepper, timeout_ms: float) -> str | None:
     return None
 
 
+# --------------------------------------------------------------------------
+# Explorers: real mouse events on the canvas
+# --------------------------------------------------------------------------
+JS_DATASET = "el => Object.assign({}, el.dataset)"
+JS_CANVAS_URL = "el => el.querySelector('canvas').toDataURL()"
+JS_ARRAYS_HTML = "el => el.querySelector('.lx-arrays').innerHTML"
+JS_VERSION_MOVED = "([el, v]) => el.dataset.version !== v"
+
+
+def expected_explorers(cells: list[dict]) -> int:
+    """Outputs that display an Explorer (its text form starts with ``Explorer(``)."""
+    return sum(1 for c in cells for o in c["outputs"]
+               if WIDGET_MIME in o["mimes"] and o["text"].startswith("Explorer("))
+
+
+def explorer_problems(page, name: str, cells: list[dict], shots: Path, timeout_ms: float) -> tuple[list[str], int]:
+    """Drive every Explorer on the page with the mouse (:func:`drive_explorer`); return problems and the count."""
+    explorers = page.locator(f".jp-NotebookPanel {EXPLORER}")
+    count, expected = explorers.count(), expected_explorers(cells)
+    problems = []
+    if count < expected:
+        problems.append(f"{name}: {expected} Explorer outputs but only {count} Explorer widgets on the page")
+    quadtrees = cleaned = False
+    for j in range(count):
+        try:
+            for line in drive_explorer(page, explorers.nth(j), shots / f"{Path(name).stem}-explorer{j + 1}",
+                                       timeout_ms):
+                print(f"     {name} Explorer {j + 1}: {line}", flush=True)
+                quadtrees = quadtrees or "Cleanup" in line
+                cleaned = cleaned or "Cleanup:" in line
+        except CheckFailed as exc:
+            problems.append(f"{name}: Explorer {j + 1} of {count}: {exc}")
+            cleaned = True  # already a problem
+    if quadtrees and not cleaned:
+        problems.append(f"{name}: no Quadtree Explorer had room for the Cleanup check")
+    return problems, count
+
+
+class _Mouse:
+    """World <-> page coordinates of one Explorer's canvas, and gestures that wait for the redraw."""
+
+    def __init__(self, page, explorer, timeout_ms: float):
+        self.page, self.ex, self.timeout_ms = page, explorer, timeout_ms
+        canvas = explorer.locator("canvas").first
+        canvas.scroll_into_view_if_needed(timeout=timeout_ms)
+        self.handle = explorer.element_handle()
+        self.box = canvas.bounding_box()
+        self.view = [float(v) for v in self.state()["view"].split(",")]
+        v = self.view
+        width, height = (v[2] - v[0]) / 1.06, (v[3] - v[1]) / 1.06  # explorer.js pads the world by 3%
+        self.world = [v[0] + 0.03 * width, v[1] + 0.03 * height, v[2] - 0.03 * width, v[3] - 0.03 * height]
+
+    def state(self) -> dict:
+        return self.ex.evaluate(JS_DATASET)
+
+    def px(self, x: float, y: float) -> tuple[float, float]:
+        """Page pixel of world point ``(x, y)`` (y upwards in the world)."""
+        v, b = self.view, self.box
+        return (b["x"] + (x - v[0]) / (v[2] - v[0]) * b["width"],
+                b["y"] + (v[3] - y) / (v[3] - v[1]) * b["height"])
+
+    def at(self, fx: float, fy: float) -> tuple[float, float]:
+        """World point at fractions ``(fx, fy)`` of the world's width and height."""
+        w = self.world
+        return w[0] + fx * (w[2] - w[0]), w[1] + fy * (w[3] - w[1])
+
+    def _after(self, act) -> dict:
+        before = self.state()["version"]
+        act()
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+        try:
+            self.page.wait_for_function(JS_VERSION_MOVED, arg=[self.handle, before], timeout=self.timeout_ms,
+                                        polling="raf")
+        except PlaywrightTimeout:
+            raise CheckFailed(f"no redraw within {self.timeout_ms / 1000:.0f} s after a gesture") from None
+        return self.state()
+
+    def click(self, x: float, y: float) -> dict:
+        return self._after(lambda: self.page.mouse.click(*self.px(x, y)))
+
+    def drag(self, a: tuple[float, float], b: tuple[float, float], *, shift: bool = False) -> dict:
+        def act():
+            mouse = self.page.mouse
+            if shift:
+                self.page.keyboard.down("Shift")
+            mouse.move(*self.px(*a))
+            mouse.down()
+            for k in (1, 2, 3):
+                pa, pb = self.px(*a), self.px(*b)
+                mouse.move(pa[0] + (pb[0] - pa[0]) * k / 3, pa[1] + (pb[1] - pa[1]) * k / 3)
+            mouse.up()
+            if shift:
+                self.page.keyboard.up("Shift")
+        return self._after(act)
+
+    def press(self, button: str) -> dict:
+        return self._after(lambda: self.ex.locator(f"button.lx-{button}").click(timeout=self.timeout_ms))
+
+
+def find_empty(m: _Mouse, half: float) -> tuple[float, float] | None:
+    """A world point with no box within ``half`` of the world's size, found by shift-drag queries; or None."""
+    for fy in (0.1, 0.3, 0.5, 0.7, 0.9, 0.2, 0.4, 0.6, 0.8):
+        for fx in (0.1, 0.3, 0.5, 0.7, 0.9, 0.2, 0.4, 0.6, 0.8):
+            s = m.drag(m.at(fx - half, fy - half), m.at(fx + half, fy + half), shift=True)
+            if s["hits"] == "" and s["bruteHits"] == "":
+                return m.at(fx, fy)
+    return None
+
+
+def drive_explorer(page, explorer, shot_stem: Path, timeout_ms: float) -> list[str]:
+    """Real mouse events on one Explorer; raise :class:`CheckFailed` at the first wrong answer.
+
+    Screenshots of the widget go to ``<shot_stem>-<step>.png``. Returns lines to print
+    (what was checked, and the click-to-redraw times at :data:`LATENCY_BOXES` boxes or more).
+    """
+    m = _Mouse(page, explorer, timeout_ms)
+    start = m.state()
+    n0 = int(start["boxes"])
+    has_arrays = explorer.locator(".lx-arrays table").count() > 0
+    notes = []
+
+    def shot(step: str) -> None:
+        explorer.screenshot(path=f"{shot_stem}-{step}.png", timeout=60_000)
+
+    # 1. a click outside the world (in the margin around it) is refused and changes nothing
+    picture = explorer.evaluate(JS_CANVAS_URL)
+    w = m.world
+    s = m.click(w[0] - 0.015 * (w[2] - w[0]), 0.5 * (w[1] + w[3]))
+    if not s.get("error") or "outside the world" not in s["error"]:
+        raise CheckFailed(f"a click outside the world was not refused (error text {s.get('error')!r})")
+    if (s["boxes"], s["regions"], s["pairs"]) != (start["boxes"], start["regions"], start["pairs"]) \
+            or explorer.evaluate(JS_CANVAS_URL) != picture:
+        raise CheckFailed("a refused click changed the structure or the picture")
+    shot("refused")
+
+    # 2. find empty space with small shift-drag queries, then click there: one more box, a new picture
+    spot = find_empty(m, 0.012)
+    if spot is None:
+        raise CheckFailed("found no empty spot to click on")
+    picture = explorer.evaluate(JS_CANVAS_URL)
+    arrays_html = explorer.evaluate(JS_ARRAYS_HTML)
+    s = m.click(*spot)
+    if int(s["boxes"]) != n0 + 1 or s.get("error"):
+        raise CheckFailed(f"a click on empty space gave {s['boxes']} boxes (expected {n0 + 1}), error {s.get('error')!r}")
+    if explorer.evaluate(JS_CANVAS_URL) == picture:
+        raise CheckFailed("a click that added a box did not change the picture")
+    if has_arrays and (int(s.get("changed", "0")) == 0 or explorer.evaluate(JS_ARRAYS_HTML) == arrays_html):
+        raise CheckFailed("the array view did not change after an insert")
+    shot("insert")
+    notes.append(f"click added box {n0} ({s['boxes']} boxes, {s['regions']} regions"
+                 + (f", {s['changed']} array entries marked changed)" if has_arrays else ")"))
+
+    # 3. a query drag over the middle of the world: the highlighted hits equal the browser's brute force
+    s = m.drag(m.at(0.3, 0.3), m.at(0.7, 0.7), shift=True)
+    if s.get("error") or s["hits"] != s["bruteHits"] or not s["hits"]:
+        raise CheckFailed(f"query hits {s['hits']!r} differ from brute force {s['bruteHits']!r} "
+                          f"(or none; error {s.get('error')!r})")
+    shot("query")
+    notes.append(f"query window hit {len(s['hits'].split(','))} boxes, equal to the browser's brute force")
+
+    # 4. a quadtree: undo the click's box, crowd overlapping boxes on the empty spot (the leaves there
+    #    split down to the deepest level), undo them, then Cleanup shrinks the node count
+    #    (it collapses branches whose four children are empty leaves)
+    roomy = None
+    if s.get("structure") == "Quadtree":
+        s = m.press("undo")  # the click's box
+        roomy = find_empty(m, 0.015)
+    if roomy:
+        regions0 = int(s["regions"])
+        unit = (m.view[2] - m.view[0]) / m.box["width"]  # world units per pixel
+        for added in range(1, 17):  # more than a leaf's capacity, all within the empty spot
+            a = (roomy[0] + unit * (0.2 * added - 3), roomy[1] + unit * (0.2 * added - 3))
+            s = m.drag(a, (a[0] + 5 * unit, a[1] + 5 * unit))  # 5 pixels: a drag, not a click
+        if int(s["regions"]) <= regions0:
+            raise CheckFailed(f"{added} boxes crowded in one place did not split the quadtree")
+        for _ in range(added):
+            s = m.press("undo")
+        grown = int(s["regions"])
+        s = m.press("cleanup")
+        if int(s["regions"]) >= grown or s.get("error"):
+            raise CheckFailed(f"Cleanup after undoing {added} inserts left {s['regions']} nodes (had {grown})")
+        shot("cleanup")
+        notes.append(f"{added} crowded inserts undone, then Cleanup: {grown} -> {s['regions']} nodes")
+    elif s.get("structure") == "Quadtree":
+        notes.append("no empty spot roomy enough for the Cleanup check")
+
+    # 5. click-to-redraw time with many boxes: click on and off the empty spot (add, remove, ...)
+    if n0 >= LATENCY_BOXES:
+        outside = []
+        for _ in range(LATENCY_CLICKS):
+            t = time.perf_counter()
+            s = m.click(*spot)
+            outside.append(1000 * (time.perf_counter() - t))
+        inside = [float(v) for v in s["latencies"].split(",")][-LATENCY_CLICKS:]
+        notes.append(f"click-to-redraw at {n0} boxes over {LATENCY_CLICKS} clicks: median "
+                     f"{sorted(inside)[len(inside) // 2]:.1f} ms in the page (mouse-up to canvas drawn), "
+                     f"{sorted(outside)[len(outside) // 2]:.1f} ms seen by the test (click to new version)")
+
+    # 6. Reset restores the starting boxes
+    s = m.press("reset")
+    if (s["boxes"], s["regions"], s["pairs"]) != (start["boxes"], start["regions"], start["pairs"]):
+        raise CheckFailed(f"Reset gave {s['boxes']} boxes, {s['regions']} regions, {s['pairs']} pairs; "
+                          f"the start had {start['boxes']}, {start['regions']}, {start['pairs']}")
+    return notes
+
+
 def save_screenshots(page, name: str, folder: Path) -> Path:
     """Screenshots of the whole notebook: ``NAME.png``, then ``NAME-part2.png``... when it is long.
 
@@ -538,7 +763,7 @@ def check_notebook(browser, server: Server, name: str, opts: Options) -> list[st
     try:
         context.add_init_script(INIT_SCRIPT)
         page = context.new_page()
-        problems, summary = run_checks(page, server, name, opts.timeout * 1000)
+        problems, summary = run_checks(page, server, name, opts.timeout * 1000, opts.screenshots)
         shot = screenshot_or_none(page, name, opts.screenshots)  # also after a failure: it shows why
     finally:
         close_quietly(context)
@@ -548,7 +773,7 @@ def check_notebook(browser, server: Server, name: str, opts: Options) -> list[st
     return problems
 
 
-def run_checks(page, server: Server, name: str, limit_ms: float) -> tuple[list[str], str]:
+def run_checks(page, server: Server, name: str, limit_ms: float, shots: Path) -> tuple[list[str], str]:
     """Open the notebook, Run All, check cells, widgets and Steppers; return problems and a summary."""
     from playwright.sync_api import Error as PlaywrightError
 
@@ -558,12 +783,13 @@ def run_checks(page, server: Server, name: str, limit_ms: float) -> tuple[list[s
         cells = page.evaluate(JS_CELLS, name)
         widget_issues, n_widgets = widget_problems(page, name, cells, 60_000)
         stepper_issues, n_steppers = stepper_problems(page, name, cells, 60_000)
+        explorer_issues, n_explorers = explorer_problems(page, name, cells, shots, 60_000)
     except CheckFailed as exc:
         return [str(exc)], "stopped"
     except PlaywrightError as exc:  # e.g. the page crashed: report it, go on with the next notebook
         return [f"{name}: {type(exc).__name__} from the browser: {exc}"], "stopped"
-    summary = f"{len(cells)} cells, {n_widgets} widget outputs, {n_steppers} Steppers"
-    return cell_problems(name, cells) + widget_issues + stepper_issues, summary
+    summary = f"{len(cells)} cells, {n_widgets} widget outputs, {n_steppers} Steppers, {n_explorers} Explorers"
+    return cell_problems(name, cells) + widget_issues + stepper_issues + explorer_issues, summary
 
 
 def close_quietly(context) -> None:

@@ -18,7 +18,7 @@ from importlib import import_module
 
 from .common import CheckFailed
 
-_TOPICS = ["lesson01", "grids", "quadtrees", "sweep_and_prune", "rtrees", "choosing", "sim", "bench", "loose"]
+_TOPICS = ["lesson01", "grids", "quadtrees", "sweep_and_prune", "rtrees", "choosing", "sim", "bench", "loose", "partitioned"]
 
 __all__ = ["CheckFailed"]
 for _name in _TOPICS:

@@ -1,185 +1,390 @@
-"""Exercise checks for lessons 02-03: grids and spatial hashing."""
+"""Exercise checks for lessons 02-03: grids and spatial hashing.
+
+* :func:`check_cell_range` (lesson 02, warm-up): the clamped cell range of a box.
+* :func:`check_grid_pairs` (lesson 02): the grid's pair loop over its ``head``/``nxt``/``elem``
+  lists with the reference-cell rule, run on the arrays of real
+  :class:`~lessons_lib.structures.uniform_grid.UniformGrid` structures and compared with
+  brute force.
+* :func:`check_cell_members` (lesson 03): the bucket of a cell (the hash with its 62-bit
+  mask) and the key compares that reject other cells of the same bucket, run on the arrays
+  of real :class:`~lessons_lib.structures.spatial_hash.SpatialHash` structures and compared
+  with the cells the boxes cover.
+
+Every check calls the learner's function through
+:func:`~lessons_lib.checks.common.run_student` (stub, exception, ``None`` and inputs changed
+in place are reported), uses worlds whose origin is not 0 and whose size is not a multiple of
+the cell, non-integer, negative and out-of-world coordinates, and validates results
+(integers where cells and slots are meant, no repeats where a set is meant).
+"""
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from ..structures.brute_force import brute_force_pairs
 from ..scenes import make_scene
-from .common import CheckFailed, call_student, fmt
+from .common import CheckFailed, adversarial_boxes, expect_ids, expect_ints, expect_pairs, fmt, num, random_world, run_student
 
-# --------------------------------------------------------------------------
-# Lessons 02-03: grids and hashing
-# --------------------------------------------------------------------------
-__all__ = ["check_cell_range", "check_pairs_in_cell", "check_hash_cells"]
+__all__ = ["check_cell_range", "check_grid_pairs", "check_cell_members"]
 
 
 # --------------------------------------------------------------------------
-# Lesson 02, exercise 1: the cell range of a box (floor, clamped)
+# Lesson 02, exercise 1 (warm-up): the cell range of a box (floor, clamped)
 # --------------------------------------------------------------------------
+#: A world whose origin and size are exact binary fractions, so that borders o + k * s are exact floats.
+_BORDER_WORLD, _BORDER_CELL = (-12.75, 30.5, 88.5, 92.0), 6.25  # 17 columns x 10 rows
 _CELL_RANGE_CASES = [
-    ("a box inside one cell", (12, 13, 18, 17)),
-    ("a box over several cells", (5, 5, 35, 22)),
-    ("a point", (25, 25, 25, 25)),
-    ("a box ending exactly on a cell border", (0, 0, 10, 10)),
-    ("a box starting exactly on a cell border", (20, 30, 25, 35)),
-    ("a box partly left of and below the world", (-15, -3, 4, 6)),
-    ("a box wholly outside the world, far away", (-500, 900, -400, 950)),
-    ("a box beyond the top-right corner", (95, 55, 130, 80)),
-    ("a box covering the whole world and more", (-1, -1, 101, 61)),
+    ("a box inside one cell", (20.5, 62.0, 23.0, 64.5)),
+    ("a box over several cells", (1.0, 35.0, 30.0, 52.0)),
+    ("a point", (20.0, 60.0, 20.0, 60.0)),
+    ("a box ending exactly on a cell border", (1.0, 35.0, 6.0, 43.0)),
+    ("a box starting exactly on a cell border", (6.0, 43.0, 9.5, 47.0)),
+    ("a flat box lying on a row border", (0.0, 49.25, 30.0, 49.25)),
+    ("a box with negative coordinates inside the world", (-11.5, 31.0, -0.5, 40.0)),
+    ("a box in the last, partial column", (87.5, 50.0, 88.25, 52.0)),
+    ("the world's top-right corner", (88.5, 92.0, 88.5, 92.0)),
+    ("a box partly left of and below the world", (-40.0, 0.0, -10.0, 31.0)),
+    ("a box wholly outside the world, far away", (-500.0, 900.0, -400.0, 950.0)),
+    ("a box beyond the top-right corner", (95.0, 100.0, 130.0, 120.0)),
+    ("a box covering the whole world and more", (-20.0, 20.0, 100.0, 100.0)),
 ]
+
+
+def _touch_only(a, b) -> bool:
+    """Closed boxes that meet only on their borders."""
+    return (a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
+            and not (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]))
+
+
+def _clamp(v: int, n: int) -> int:
+    return min(max(v, 0), n - 1)
+
+
+def _cell_choices(v: float, origin: float, s: float, n: int) -> set[int]:
+    """Acceptable cells of coordinate ``v``: floor of (v - origin) / s, computed by division or by
+    multiplying with 1 / s (the two may differ in the last bit on a border), clamped."""
+    return {_clamp(math.floor((v - origin) / s), n), _clamp(math.floor((v - origin) * (1.0 / s)), n)}
+
+
+def _grid_dims(s: float, world) -> tuple[int, int]:
+    return max(1, math.ceil((world[2] - world[0]) / s)), max(1, math.ceil((world[3] - world[1]) / s))
+
+
+def _cell_range_mistakes(box, s, world) -> list[tuple[str, tuple[int, int, int, int]]]:
+    """What the usual wrong answers return for ``box``, each with the hint that explains it."""
+    cols, rows = _grid_dims(s, world)
+    fcols, frows = max(1, int((world[2] - world[0]) // s)), max(1, int((world[3] - world[1]) // s))
+    o = (world[0], world[1], world[0], world[1])
+    n = (cols, rows, cols, rows)
+    floor_all = [math.floor((v - o[k]) / s) for k, v in enumerate(box)]
+    return [  # the most specific first: on an exact-multiple world, one column too many looks like no clamping
+        ("Hint: the grid has exactly ceil(width / cell_size) columns and ceil(height / cell_size) rows: when "
+         "the width is a multiple of the cell size there is no extra, partial column.",
+         tuple(_clamp(f, (int((world[2] - world[0]) / s) + 1, int((world[3] - world[1]) / s) + 1)[k % 2])
+               for k, f in enumerate(floor_all))),
+        ("Hint: clamp to the grid: a box outside the world goes into the border cells, it is never lost.",
+         tuple(floor_all)),
+        ("Hint: subtract the world's origin before dividing by the cell size.",
+         tuple(_clamp(math.floor(v / s), n[k]) for k, v in enumerate(box))),
+        ("Hint: int() truncates; subtract the origin first and take the floor of the difference "
+         "(int(x / s) - int(origin / s) is not the same number).",
+         tuple(_clamp(int(v / s) - int(o[k] / s), n[k]) for k, v in enumerate(box))),
+        ("Hint: use floor for the upper end too: a box ending exactly on a border touches the boxes of the "
+         "next cell, so it must be in that cell as well.",
+         (*(_clamp(f, n[k]) for k, f in enumerate(floor_all[:2])),
+          *(_clamp(max(math.ceil((v - o[k + 2]) / s) - 1, floor_all[k]), n[k + 2]) for k, v in enumerate(box[2:])))),
+        ("Hint: the grid has ceil(width / cell_size) columns and ceil(height / cell_size) rows: the last, "
+         "partial column and row count too.",
+         tuple(_clamp(f, (fcols, frows)[k % 2]) for k, f in enumerate(floor_all))),
+        ("Hint: columns follow x and the width, rows follow y and the height.",
+         tuple(_clamp(f, (rows, cols)[k % 2]) for k, f in enumerate(floor_all))),
+    ]
+
+
+#: A world whose width and height are exact multiples of the cell (8 columns x 6 rows): no partial column.
+_EXACT_WORLD, _EXACT_CELL = (-30.0, 12.5, 70.0, 87.5), 12.5
+_EXACT_CASES = [
+    ("the top-right corner of a world whose size is a multiple of the cell", (70.0, 87.5, 70.0, 87.5)),
+    ("a box ending exactly on the right and top borders of that world", (45.5, 60.0, 70.0, 87.5)),
+    ("a box beyond the top-right corner of that world", (75.0, 90.0, 80.0, 95.0)),
+    ("a box on the inner border of that world's last column", (57.5, 20.0, 60.0, 25.0)),
+]
+
+
+def _cell_range_cases():
+    cases = [(name, box, _BORDER_CELL, _BORDER_WORLD) for name, box in _CELL_RANGE_CASES]
+    cases += [(name, box, _EXACT_CELL, _EXACT_WORLD) for name, box in _EXACT_CASES]
+    rng = np.random.default_rng(2026)
+    for k, s in enumerate((7.5, 12.3, 3.7, 25.0, 10.0)):
+        world = random_world(rng, s)
+        for name, boxes in adversarial_boxes(seed=100 + k, world=world)[1:]:
+            for i, b in enumerate(boxes.tolist()):
+                cases.append((f"{name}, box {i}", tuple(b), s, world))
+    return cases
 
 
 def check_cell_range(fn) -> None:
     """Check ``fn(box, cell_size, world) -> (col0, row0, col1, row1)``.
 
-    The grid has square cells of side ``cell_size`` covering ``world``
-    ``(xmin, ymin, xmax, ymax)`` with ``ceil(width / cell_size)`` columns and
-    ``ceil(height / cell_size)`` rows; the answer is the inclusive range of
-    cells the closed box overlaps, clamped to the grid
-    (:meth:`lessons_lib.UniformGrid.cell_range` is the reference).
+    The grid has square cells of side ``cell_size`` over ``world`` ``(xmin, ymin, xmax, ymax)``,
+    ``ceil(width / cell_size)`` columns and ``ceil(height / cell_size)`` rows; the answer is
+    the inclusive range of cells the closed box overlaps, clamped to the grid, as four
+    integers (:meth:`lessons_lib.UniformGrid.cell_range` computes the same). Worlds have an
+    origin that is not 0 and sizes that are not multiples of the cell, plus one world whose
+    size is an exact multiple (no partial column); boxes lie on exact borders, in the last
+    partial column, outside the world, at negative coordinates.
 
     Raises
     ------
     CheckFailed
-        On the first wrong range, with a hint for the usual mistakes.
+        On the stub, an exception, ``None``, a result that is not four integers (a float
+        such as ``3.0`` included), and on the first wrong range, with a hint when the answer
+        is what a known mistake gives.
     """
+    cases = _cell_range_cases()
+    for name, box, s, world in cases:
+        cols, rows = _grid_dims(s, world)
+        call = f"cell_range({fmt(box)}, {num(s)}, {fmt(world)})"
+        got = expect_ints(run_student(fn, box, s, world, name="cell_range"), 4, call)
+        o = (world[0], world[1], world[0], world[1])
+        n = (cols, rows, cols, rows)
+        ok = all(got[k] in _cell_choices(v, o[k], s, n[k]) for k, v in enumerate(box))
+        if not ok:
+            expected = tuple(min(_cell_choices(v, o[k], s, n[k])) for k, v in enumerate(box))
+            hint = next((h for h, wrong in _cell_range_mistakes(box, s, world) if wrong == got and wrong != expected), "")
+            raise CheckFailed(f"{name}: {call} returned {got}, expected {expected} (the grid has {cols} columns "
+                              f"and {rows} rows). {hint}".rstrip())
+    print(f"cell_range passed all {len(cases)} cases: irregular worlds, exact borders and boxes outside included.")
+
+
+# --------------------------------------------------------------------------
+# Lesson 02, exercise 2: the grid's pair loop over head / nxt / elem
+# --------------------------------------------------------------------------
+def _grids_for_pairs():
+    """(name, grid) of real uniform grids built in three ways on irregular worlds."""
     from ..structures.uniform_grid import UniformGrid
 
-    world, size = (0.0, 0.0, 100.0, 60.0), 10.0
-    grid = UniformGrid(world=world, cell_size=size)
-    rng = np.random.default_rng(2026)
-    cases = list(_CELL_RANGE_CASES)
-    for k in range(200):
-        lo = rng.uniform(-30, 130, 2).round(1)
-        hi = lo + rng.choice([0.0, 5.0, 10.0, 23.5], 2)
-        cases.append((f"random case {k}", (lo[0], lo[1], hi[0], hi[1])))
-    for name, box in cases:
-        expected = grid.cell_range(box)
-        got = call_student(fn, tuple(float(v) for v in box), size, world)
-        try:
-            got_t = tuple(int(v) for v in got)
-        except (TypeError, ValueError):
-            raise CheckFailed(f"cell_range must return 4 integers (col0, row0, col1, row1), got {got!r}") from None
-        if len(got_t) != 4:
-            raise CheckFailed(f"cell_range must return 4 integers (col0, row0, col1, row1), got {got!r}")
-        if got_t != expected:
-            hint = ""
-            if min(got_t) < 0 or got_t[0] > 9 or got_t[2] > 9 or got_t[1] > 5 or got_t[3] > 5:
-                hint = (" Hint: clamp to the grid (columns 0..9, rows 0..5 here): a box outside the world "
-                        "goes into the border cells, it is never lost.")
-            elif "border" in name:
-                hint = (" Hint: use floor for both ends: a coordinate exactly on a border belongs to the cell "
-                        "above it, and a box touching that border must be in that cell too (touching counts).")
-            raise CheckFailed(f"{name}: cell_range({fmt(box)}, cell_size=10, world={fmt(world)}) returned "
-                              f"{got_t}, expected {expected}.{hint}")
-    print(f"cell_range passed all {len(cases)} cases, borders and boxes outside the world included.")
+    rng = np.random.default_rng(2)
+    out = []
+    fixed = [
+        ("three boxes meeting in the grid's last cell", (0.5, -3.25, 40.75, 31.0), 9.5,
+         np.array([[36.0, 27.5, 39.0, 30.0], [39.0, 30.0, 41.5, 33.0], [38.75, 28.0, 40.0, 31.0]])),
+        ("two boxes sharing four cells", (-7.25, 2.5, 30.0, 30.0), 6.5, np.array([[-3.0, 5.0, 8.0, 14.0], [2.5, 7.0, 12.0, 20.0]])),
+    ]
+    for name, world, s, boxes in fixed:
+        out.append((name, UniformGrid.from_boxes(boxes, cell_size=s, world=world)))
+    for k in range(len(adversarial_boxes())):
+        s = round(float(rng.uniform(6.0, 19.0)), 2)
+        world = random_world(rng, s)
+        name, boxes = adversarial_boxes(seed=21 + k, world=world)[k]
+        how = k % 3
+        if how == 0:  # one bulk load: each cell's list in slot order
+            out.append((f"{name}, cell size {num(s)}", UniformGrid.from_boxes(boxes, cell_size=s, world=world)))
+            continue
+        g = UniformGrid(world=world, cell_size=s)
+        ids = 1000 + 7 * rng.permutation(len(boxes))
+        for i in rng.permutation(len(boxes)):  # inserted one by one: lists in no particular slot order
+            g.insert(int(ids[i]), boxes[i])
+        label = f"{name}, inserted one by one in random order, cell size {num(s)}"
+        if how == 2 and len(boxes) > 2:  # removals and re-inserts: freed nodes and slots reused
+            gone = rng.choice(len(boxes), size=len(boxes) // 3, replace=False)
+            for i in gone:
+                g.remove(int(ids[i]))
+            for i in gone[: len(gone) // 2]:
+                g.insert(int(ids[i]) + 1, boxes[i])
+            label = f"{name}, after removals and re-inserts, cell size {num(s)}"
+        out.append((label, g))
+    for scene in ("random", "large_boxes", "xline"):
+        world = random_world(rng)
+        b = make_scene(scene, 120, seed=3, world=world)
+        out.append((f"make_scene({scene!r}, 120) in the world {fmt(world)}",
+                    UniformGrid.from_boxes(b, cell_size=round((world[2] - world[0]) / 13.7, 2), world=world)))
+    return out
 
 
-# --------------------------------------------------------------------------
-# Lesson 02, exercise 2: the pairs of one cell, without duplicates
-# --------------------------------------------------------------------------
-def check_pairs_in_cell(fn) -> None:
-    """Check ``fn(members, boxes, col, row, cell_of) -> list of (i, j)``.
+def check_grid_pairs(fn) -> None:
+    """Check ``fn(head, nxt, elem, boxes, cols, cell_of) -> list of (i, j)``: a uniform grid's pairs.
 
-    ``members`` are the indices of the boxes stored in cell ``(col, row)``;
-    ``boxes[i]`` is ``(xmin, ymin, xmax, ymax)``; ``cell_of(x, y)`` returns the
-    ``(col, row)`` of a point. The function must return the intersecting pairs
-    ``(i, j)``, ``i < j``, that this cell is responsible for, so that over all
-    cells every intersecting pair comes out exactly once.
+    Runs the learner's pair loop on the arrays of real :class:`~lessons_lib.UniformGrid`
+    structures: ``head`` (one int32 per cell, cell ``(row, col)`` at ``row * cols + col``,
+    -1 for an empty cell), ``nxt`` and ``elem`` (the node lists, -1 ends a list), ``boxes``
+    (the element table's ``(capacity, 4)`` float64 boxes, indexed by slot; unused slots hold
+    stale boxes), ``cols`` and ``cell_of(x, y) -> (col, row)`` (the grid's clamped cell of a
+    point). The answer must be every intersecting pair of stored slots ``(i, j)``, ``i < j``,
+    exactly once, whatever the order of the lists. Grids are bulk-loaded, filled one insert at
+    a time in random order, and thinned by removals (freed nodes and slots are reused), over
+    worlds with a non-zero origin and sizes that are not multiples of the cell; scenes come
+    from :func:`~lessons_lib.checks.common.adversarial_boxes` and the article's placements.
+    The truth is brute force on the stored boxes.
 
     Raises
     ------
     CheckFailed
-        When the union over all cells differs from brute force: a duplicate, a
-        missing or an extra pair, with the cell and the boxes involved.
+        On the stub, an exception, ``None``, an array changed in place, a result that is not
+        a set of ordered integer pairs (a pair twice, ``(j, i)``, a float), and on the first
+        grid whose pairs differ from brute force, naming the boxes and their reference cell.
     """
-    from ..structures.uniform_grid import UniformGrid
+    grids = _grids_for_pairs()
+    for name, g in grids:
+        live = g.elements.live_slots()
+        boxes = g.elements.boxes
 
-    scenes = [("two boxes sharing four cells", np.array([[5.0, 5, 25, 25], [15, 15, 35, 35]])),
-              ("a box inside a big one", np.array([[0.0, 0, 60, 60], [22, 22, 24, 24]])),
-              ("touching on a cell border", np.array([[0.0, 0, 10, 10], [10, 0, 20, 10], [10, 10, 12, 12]]))]
-    for name in ("random", "large_boxes", "xline", "mixed_sizes"):
-        scenes.append((f"make_scene({name!r}, 80)", make_scene(name, 80, seed=4)))
-    for name, boxes in scenes:
-        grid = UniformGrid.from_boxes(boxes, cell_size=10.0 if len(boxes) < 10 else 40.0)
-
-        def cell_of(x, y, _g=grid):
+        def cell_of(x, y, _g=g):
             c0, r0, _, _ = _g.cell_range((x, y, x, y))
             return (c0, r0)
 
-        blist = [tuple(float(v) for v in b) for b in boxes.tolist()]
-        found: dict[tuple[int, int], tuple[int, int]] = {}
-        for row in range(grid.rows):
-            for col in range(grid.cols):
-                members = sorted(grid.members(row, col).tolist())
-                if len(members) < 2:
-                    continue
-                got = call_student(fn, members, blist, col, row, cell_of)
-                for pair in got:
-                    i, j = (int(v) for v in pair)
-                    if i >= j:
-                        raise CheckFailed(f"{name}: cell (col {col}, row {row}) returned {(i, j)}; write pairs as (i, j) with i < j.")
-                    if (i, j) in found:
-                        raise CheckFailed(
-                            f"{name}: the pair {(i, j)} comes out of cell {found[(i, j)]} and again out of cell "
-                            f"{(col, row)}. Hint: report a pair only from one cell both boxes are in, e.g. the "
-                            "cell of the lower-left corner of their intersection (max of the xmins, max of the ymins).")
-                    found[(i, j)] = (col, row)
-        expected = set(map(tuple, brute_force_pairs(boxes).tolist()))
-        missing, extra = sorted(expected - set(found)), sorted(set(found) - expected)
-        if extra:
-            i, j = extra[0]
-            raise CheckFailed(f"{name}: {(i, j)} was reported but boxes {fmt(boxes[i])} and {fmt(boxes[j])} "
-                              "do not intersect. Hint: sharing a cell is not enough, test the two boxes.")
-        if missing:
+        what = f"grid_pairs on {name} ({len(live)} boxes, {g.rows} rows x {g.cols} columns)"
+        raw = run_student(fn, g.head, g.nxt, g.elem, boxes, g.cols, cell_of, name="grid_pairs")
+        try:
+            got = expect_pairs(raw, what, n=len(boxes))
+        except CheckFailed as e:
+            if "twice" in str(e):
+                raise CheckFailed(f"{e}. Hint: two boxes that share several cells meet in each of them; report a pair "
+                                  "only from its reference cell, the cell of the lower-left corner of the two boxes' "
+                                  "intersection.") from None
+            raise
+        stored = set(live.tolist())
+        for i, j in sorted(got):
+            if i not in stored or j not in stored:
+                dead = i if i not in stored else j
+                raise CheckFailed(f"{what}: the pair ({i}, {j}) names slot {dead}, which holds no stored box (no list "
+                                  "node refers to it). Walk the cells' lists from head through nxt and take the slots "
+                                  "from elem.")
+        bf = brute_force_pairs(boxes[live])
+        expected = {(int(live[a]), int(live[b])) for a, b in bf.tolist()}
+        if got != expected:
+            missing, extra = sorted(expected - got), sorted(got - expected)
+            if extra:
+                i, j = extra[0]
+                raise CheckFailed(f"{what}: ({i}, {j}) was reported but the boxes {fmt(boxes[i])} and {fmt(boxes[j])} "
+                                  "do not intersect. Hint: sharing a cell is not enough, test the two boxes.")
             i, j = missing[0]
-            raise CheckFailed(f"{name}: the pair {(i, j)} was never reported; boxes {fmt(boxes[i])} and "
-                              f"{fmt(boxes[j])} intersect. Hint: the responsible cell must be one both boxes are in "
-                              "(the corner of the intersection with the *largest* xmin and ymin is).")
-    print(f"pairs_in_cell gives every pair exactly once on all {len(scenes)} scenes.")
+            ref = cell_of(max(boxes[i, 0], boxes[j, 0]), max(boxes[i, 1], boxes[j, 1]))
+            touching = {p for p in expected if _touch_only(boxes[p[0]], boxes[p[1]])}
+            hint = (" Hint: they only touch, and touching counts." if set(missing) <= touching and not (got & touching)
+                    else "")
+            raise CheckFailed(f"{what}: {len(missing)} pair(s) missing, e.g. ({i}, {j}): slots {i} {fmt(boxes[i])} and "
+                              f"{j} {fmt(boxes[j])} intersect, and both are in their reference cell (col {ref[0]}, "
+                              f"row {ref[1]}).{hint}")
+    print(f"grid_pairs matches brute force on all {len(grids)} grids, each pair once.")
 
 
 # --------------------------------------------------------------------------
-# Lesson 03, exercise: the cells of a box in an unbounded grid
+# Lesson 03: the members of one cell of a spatial hash
 # --------------------------------------------------------------------------
-def check_hash_cells(fn) -> None:
-    """Check ``fn(box, cell_size) -> iterable of (cx, cy)``: every cell of an unbounded grid the box overlaps.
+def _hashes_for_members():
+    """(name, hash, cells to ask, {cell: expected slots}) on real spatial hashes with small tables."""
+    from ..structures.spatial_hash import SpatialHash
 
-    Cell ``(cx, cy)`` spans ``[cx * s, (cx + 1) * s]`` by ``[cy * s, (cy + 1) * s]``;
-    coordinates may be negative or huge (the reference is
-    :meth:`lessons_lib.SpatialHash.cell_range`).
+    rng = np.random.default_rng(3)
+    scenes = [(n, b) for n, b in adversarial_boxes(seed=31, world=(-61.5, -20.25, 48.0, 37.5))[1:]]
+    scenes += [
+        ("boxes a billion units away", np.array([[1e9, -1e9, 1e9 + 8, -1e9 + 8], [1e9 + 8, -1e9 + 8, 1e9 + 9, -1e9 + 9],
+                                                 [-1e9, 2e8, -1e9 + 3, 2e8 + 30]])),
+        ("boxes beyond the last cell (clamped)", np.array([[3e10, 5.0, 3e10 + 1, 6.0], [-3e10, -7.0, -3e10 + 2, -6.5],
+                                                           [3e10, 5.5, 3e10 + 4, 9.0]])),
+    ]
+    out = []
+    for k, (name, boxes) in enumerate(scenes):
+        s = (7.5, 12.3, 5.25)[k % 3]
+        table = (7, 13, 61, 64, 257)[k % 5]
+        sh = SpatialHash(cell_size=s, table_size=table)
+        ids = 500 + 3 * rng.permutation(len(boxes))
+        for i in rng.permutation(len(boxes)):
+            sh.insert(int(ids[i]), boxes[i])
+        if k % 4 == 3 and len(boxes) > 3:
+            for i in rng.choice(len(boxes), size=len(boxes) // 3, replace=False):
+                sh.remove(int(ids[i]))
+            name = f"{name}, after removals"
+        big = set(sh.oversize().tolist())
+        members: dict[tuple[int, int], list[int]] = {}
+        for slot in sh.elements.live_slots().tolist():
+            if int(sh.elements.ids[slot]) in big:
+                continue
+            cx0, cy0, cx1, cy1 = sh.cell_range(sh.elements.boxes[slot])
+            for cx in range(cx0, cx1 + 1):
+                for cy in range(cy0, cy1 + 1):
+                    members.setdefault((cx, cy), []).append(slot)
+        cells = sorted(members)
+        near = sorted({(cx + dx, cy + dy) for cx, cy in cells for dx in (-2, 0, 3) for dy in (-1, 2)} - set(members))
+        cells += [near[i] for i in rng.permutation(len(near))[:60]]
+        out.append((f"{name} (cell size {num(s)}, {table} buckets)", sh, cells, members))
+    return out
+
+
+_P1, _P2, _MASK62 = 73856093, 19349663, (1 << 62) - 1
+
+
+def _walk(sh, bucket: int, keep) -> list[int]:
+    out, node = [], int(sh.head[bucket])
+    while node != -1:
+        if keep(node):
+            out.append(node)
+        node = int(sh.nxt[node])
+    return out
+
+
+def _member_mistakes(sh, cx: int, cy: int) -> list[tuple[str, list[int]]]:
+    """What the usual wrong answers return for cell ``(cx, cy)`` (sorted), each with the hint that explains it."""
+    from ..structures.spatial_hash import cell_key
+
+    size, want = len(sh.head), cell_key(cx, cy)
+    h = (cx * _P1) ^ (cy * _P2)
+    right, unmasked = (h & _MASK62) % size, h % size
+    same = lambda node: int(sh.key[node]) == want  # noqa: E731
+    slots = lambda nodes: sorted(int(sh.elem[v]) for v in nodes)  # noqa: E731
+    return [
+        (" Hint: other cells share this bucket; keep only the nodes whose key is this cell's.",
+         slots(_walk(sh, right, lambda node: True))),
+        (" Hint: for a negative hash, Python's % gives another bucket than the structure's; keep the low 62 bits "
+         "(& (2**62 - 1)) before taking it modulo the table size.", slots(_walk(sh, unmasked, same))),
+        (" Hint: return the slots stored in elem, not the node indices.", sorted(_walk(sh, right, same))),
+    ]
+
+
+def check_cell_members(fn) -> None:
+    """Check ``fn(head, nxt, elem, key, cx, cy) -> list of slots``: the boxes stored in one cell of a spatial hash.
+
+    Runs the learner's function on the arrays of real
+    :class:`~lessons_lib.structures.spatial_hash.SpatialHash` structures (good hash): ``head``
+    (one int32 per bucket, ``len(head)`` buckets), ``nxt``, ``elem`` (the node lists) and
+    ``key`` (each node's cell as one int64, ``(cx + L) * 2**32 + (cy + L)`` with
+    ``L = 2**30 - 1``). The answer for cell ``(cx, cy)`` must be the slots of every box that
+    covers it, each once, in any order: compute the bucket
+    ``((cx * 73856093) ^ (cy * 19349663)) & (2**62 - 1)`` modulo the table size, walk its
+    list and keep the nodes whose key is the cell's. Tables are small and not all powers of
+    two (so buckets are shared by many cells and a forgotten mask changes the bucket of
+    negative hashes); cells are negative, a billion units away and clamped at the edge;
+    the cells asked include empty cells whose bucket holds other cells.
 
     Raises
     ------
     CheckFailed
-        On the first box whose cells differ, with a hint.
+        On the stub, an exception, ``None``, an array changed in place, a result that is not
+        a list of distinct integer slots, and on the first cell whose slots differ from the
+        boxes that cover it.
     """
-    from ..structures.spatial_hash import SpatialHash
-
-    sh = SpatialHash(cell_size=8.0)
-    cases = [("a box at the origin", (0, 0, 5, 5)), ("a box across the axes", (-4, -4, 4, 4)),
-             ("a negative point", (-0.5, -0.5, -0.5, -0.5)), ("a box left of the y axis", (-20, 3, -9, 12)),
-             ("a box on cell borders", (-16, 8, 0, 16)), ("far away, negative", (-1e6, -1e6 + 3, -1e6 + 10, -1e6 + 9)),
-             ("far away, positive", (1e9, 1e9, 1e9 + 8, 1e9 + 1))]
-    rng = np.random.default_rng(7)
-    for k in range(100):
-        lo = rng.uniform(-100, 100, 2).round(2)
-        cases.append((f"random case {k}", (lo[0], lo[1], lo[0] + rng.uniform(0, 30), lo[1] + rng.uniform(0, 30))))
-    for name, box in cases:
-        cx0, cy0, cx1, cy1 = sh.cell_range(box)
-        expected = {(cx, cy) for cx in range(cx0, cx1 + 1) for cy in range(cy0, cy1 + 1)}
-        got = call_student(fn, tuple(float(v) for v in box), 8.0)
-        try:
-            got_set = {(int(a), int(b)) for a, b in got}
-        except (TypeError, ValueError):
-            raise CheckFailed(f"hash_cells must return (cx, cy) pairs of integers, got {got!r}") from None
-        if got_set != expected:
-            hint = ""
-            if any(v < 0 for v in box):
-                hint = (" Hint: int() rounds towards zero, so int(-0.5) is 0, but -0.5 lies in cell -1: "
-                        "use math.floor (or //).")
-            raise CheckFailed(f"{name}: hash_cells({fmt(box)}, 8) gave {sorted(got_set)[:6]}..., expected "
-                              f"{sorted(expected)[:6]}{'...' if len(expected) > 6 else ''}.{hint}")
-    print(f"hash_cells passed all {len(cases)} cases, negative and far coordinates included.")
-
-
+    tables = _hashes_for_members()
+    asked = 0
+    for name, sh, cells, members in tables:
+        live = set(sh.elements.live_slots().tolist())
+        for cx, cy in cells:
+            what = f"cell_members(..., cx={cx}, cy={cy}) on {name}"
+            got = expect_ids(run_student(fn, sh.head, sh.nxt, sh.elem, sh.key, cx, cy, name="cell_members"), what)
+            expected = sorted(members.get((cx, cy), []))
+            asked += 1
+            if got == expected:
+                continue
+            boxes = sh.elements.boxes
+            hint = next((h for h, wrong in _member_mistakes(sh, cx, cy) if wrong == got), "")
+            extra = [s for s in got if s not in expected]
+            if extra:
+                s = extra[0]
+                where = f"holds {fmt(boxes[s])}" if s in live else "holds no stored box"
+                raise CheckFailed(f"{what} returned slot {s}, which {where} and does not cover the cell "
+                                  f"(expected {len(expected)} slot(s)).{hint}")
+            s = [v for v in expected if v not in got][0]
+            raise CheckFailed(f"{what} missed slot {s}, the box {fmt(boxes[s])}, which covers the cell "
+                              f"(expected {len(expected)} slot(s), got {len(got)}).{hint}")
+    print(f"cell_members passed all {asked} cells of {len(tables)} spatial hashes, shared buckets and empty cells included.")

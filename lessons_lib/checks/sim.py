@@ -1,11 +1,30 @@
-"""Exercise checks for lesson 12: the agent simulation (narrow phase and bounce)."""
+"""Exercise checks for lesson 12: the agent simulation's narrow phase and collision response.
+
+1. :func:`check_circles_touch`: do two closed circles intersect (touching counts)?
+2. :func:`check_bounce`: the elastic bounce of two discs, compared with the
+   simulation's own kernel (:func:`lessons_lib.labs.sim.bounce_contacts`).
+
+Both run the learner's function on copies of its inputs (an input changed in place
+fails), on fixed edge cases (exact touching, zero radii, points, negative and large
+coordinates, very unequal masses) and on seeded random ones, validate what comes
+back (a bool, two velocities of two finite numbers) and print every digit of a
+failing input.
+"""
 from __future__ import annotations
 
 import numpy as np
 
-from .common import CheckFailed, call_student
+from .common import CheckFailed, num, run_student
 
 __all__ = ["check_circles_touch", "check_bounce"]
+
+
+def _args(values) -> str:
+    return "(" + ", ".join(num(v) for v in values) + ")"
+
+
+def _vec(values) -> str:
+    return "[" + ", ".join(num(v) for v in values) + "]"
 
 
 # --------------------------------------------------------------------------
@@ -17,19 +36,29 @@ def _touch_cases():
         ("far apart", 0.0, 0.0, 1.0, 10.0, 0.0, 1.0),
         ("overlapping", 0.0, 0.0, 1.0, 1.5, 0.0, 1.0),
         ("touching exactly along x (distance 3 = 1 + 2)", 0.0, 0.0, 1.0, 3.0, 0.0, 2.0),
+        ("touching exactly along y, negative coordinates", -61.25, -17.5, 0.75, -61.25, -19.0, 0.75),
         ("touching exactly along a diagonal (a 3-4-5 triangle)", 0.0, 0.0, 2.0, 3.0, 4.0, 3.0),
+        ("touching exactly along a diagonal, non-integer (0.75-1-1.25)", 10.5, -3.25, 0.5, 11.25, -2.25, 0.75),
         ("one inside the other", 0.0, 0.0, 5.0, 1.0, 1.0, 1.0),
         ("same centre", 2.0, 2.0, 1.0, 2.0, 2.0, 0.5),
         ("boxes overlap at the corner, circles do not", 0.0, 0.0, 1.0, 1.6, 1.6, 1.0),
+        ("boxes touch at the corner exactly, circles do not", -4.0, 6.0, 1.5, -1.0, 9.0, 1.5),
         ("different radii, gap of 0.5", 0.0, 0.0, 3.0, 0.0, 4.5, 1.0),
         ("near miss on a diagonal (distance 5, radii 2 + 2.9)", 0.0, 0.0, 2.0, 3.0, 4.0, 2.9),
-        ("negative coordinates, overlapping", -5.0, -5.0, 1.0, -4.0, -5.5, 0.5),
+        ("a near miss by 1e-9", 0.0, 0.0, 1.0, 2.000000001, 0.0, 1.0),
+        ("a point (radius 0) on another circle's edge", 5.0, 5.0, 2.5, 5.0, 7.5, 0.0),
+        ("a point (radius 0) just outside a circle", 5.0, 5.0, 2.5, 7.0, 7.0, 0.0),
+        ("two points at the same place", 1.25, -8.5, 0.0, 1.25, -8.5, 0.0),
+        ("two points apart", 1.25, -8.5, 0.0, 1.25, -8.25, 0.0),
+        ("far from the origin, touching", 1e7, -1e7, 3.0, 1e7 + 6.0, -1e7, 3.0),
+        ("far from the origin, a gap of 1", 1e7, -1e7, 3.0, 1e7 + 7.0, -1e7, 3.0),
+        ("large circles, small gap", 0.0, 0.0, 4000.0, 8000.5, 0.0, 4000.0),
     ]
     rng = np.random.default_rng(1212)
     for k in range(60):
-        x1, y1, x2, y2 = rng.uniform(-10, 10, 4).round(2)
-        r1, r2 = rng.uniform(0.2, 6, 2).round(2)
-        cases.append((f"random case {k}", x1, y1, r1, x2, y2, r2))
+        x1, y1, x2, y2 = rng.uniform(-310.3, 290.7, 4) * rng.choice([0.02, 1.0])
+        r1, r2 = rng.uniform(0.05, 6, 2)
+        cases.append((f"random case {k}", float(x1), float(y1), float(r1), float(x2), float(y2), float(r2)))
     return cases
 
 
@@ -41,33 +70,41 @@ def _touch_reference(x1, y1, r1, x2, y2, r2) -> bool:
 def check_circles_touch(fn) -> None:
     """Check ``fn(x1, y1, r1, x2, y2, r2) -> bool``: do the closed circles intersect?
 
-    Touching counts (the distance between centres equals ``r1 + r2``).
-    Runs fixed edge cases (exact touching, one inside the other, same
-    centre, boxes that overlap while circles do not) and 60 seeded random ones.
+    Touching counts (the distance between centres equals ``r1 + r2``). Fixed cases
+    (exact touching along an axis and along diagonals, with integer and
+    non-integer coordinates, one circle inside the other, the same centre, boxes
+    that overlap or touch while the circles do not, radius 0, far from the origin,
+    a near miss by 1e-9) and 60 seeded random ones. The answer must be a bool
+    (``True``/``False`` or a numpy bool), not a number.
 
     Raises
     ------
     CheckFailed
-        On the first wrong answer, naming the case, with a hint.
+        On the first wrong answer, with every digit of the input.
     """
     cases = _touch_cases()
     for name, *args in cases:
         expected = _touch_reference(*args)
-        got = call_student(fn, *args)
+        what = f"circles_touch{_args(args)} ({name})"
+        got = run_student(fn, *args, name="circles_touch")
         if not isinstance(got, (bool, np.bool_)):
-            raise CheckFailed(f"circles_touch{tuple(args)} returned {got!r} ({type(got).__name__}); return True or False.")
-        if bool(got) != expected:
-            x1, y1, r1, x2, y2, r2 = args
-            d = float(np.hypot(x2 - x1, y2 - y1))
-            if expected and abs(d - (r1 + r2)) < 1e-9:
-                hint = "circles are closed: touching (distance == r1 + r2) counts as a contact. Use <=, not <."
-            elif not expected and "boxes overlap" in name:
-                hint = "that is the bounding-box test: the broad phase already did it. Compare distances."
-            else:
-                hint = ("compare the squared distance between centres with the squared sum of the radii, "
-                        "(r1 + r2) ** 2: not with r1 ** 2 + r2 ** 2, and not with r1 + r2 unsquared.")
-            raise CheckFailed(f"{name}: circles_touch{tuple(float(a) for a in args)} returned {bool(got)}, expected "
-                              f"{expected} (distance between centres {d:.4g}, r1 + r2 = {r1 + r2:.4g}). Hint: {hint}")
+            raise CheckFailed(f"{what} returned {got!r} ({type(got).__name__}); return True or False.")
+        if bool(got) == expected:
+            continue
+        x1, y1, r1, x2, y2, r2 = args
+        dx, dy = x2 - x1, y2 - y1
+        hint = ""
+        if expected and dx * dx + dy * dy == (r1 + r2) ** 2 and (dx == 0 or dy == 0):
+            hint = " Hint: circles are closed: touching (distance == r1 + r2) counts as a contact. Use <=, not <."
+        elif expected and abs(dx) + abs(dy) > r1 + r2 and dx != 0 and dy != 0:
+            hint = " Hint: the distance between the centres is the straight line, sqrt(dx ** 2 + dy ** 2)."
+        elif not expected and abs(dx) <= r1 + r2 and abs(dy) <= r1 + r2:
+            hint = " Hint: that is the bounding-box test (the broad phase did it already); compare distances."
+        elif bool(got) == (dx * dx + dy * dy <= r1 * r1 + r2 * r2) or bool(got) == (dx * dx + dy * dy <= r1 + r2):
+            hint = (" Hint: compare the squared distance between centres with the square of the sum of the radii, "
+                    "(r1 + r2) ** 2.")
+        raise CheckFailed(f"{what} returned {bool(got)}, expected {expected} (squared distance between centres "
+                          f"{num(dx * dx + dy * dy)}, (r1 + r2) ** 2 = {num((r1 + r2) ** 2)}).{hint}")
     print(f"circles_touch passed all {len(cases)} cases.")
 
 
@@ -80,7 +117,7 @@ def _bounce_reference(pa, va, ma, pb, vb, mb):
     pos = np.array([pa, pb], dtype=np.float64)
     vel = np.array([va, vb], dtype=np.float64)
     mass = np.array([ma, mb], dtype=np.float64)
-    world = np.array([-1e9, -1e9, 1e9, 1e9])
+    world = np.array([-1e12, -1e12, 1e12, 1e12])
     bounce_contacts(np.array([[0, 1]], np.int64), np.zeros(1, np.int64), 1, pos, vel, np.sqrt(mass), mass,
                     world, False)
     return vel[0], vel[1]
@@ -93,60 +130,89 @@ def _bounce_cases():
         ("heavy a (9) hits light b (1) at rest", (0.0, 0.0), (1.0, 0.0), 9.0, (4.0, 0.0), (0.0, 0.0), 1.0),
         ("light a (1) hits heavy b (9) at rest", (0.0, 0.0), (1.0, 0.0), 1.0, (4.0, 0.0), (0.0, 0.0), 9.0),
         ("glancing: b is above-right of a", (0.0, 0.0), (1.0, 0.0), 1.0, (1.2, 1.6), (0.0, 0.0), 1.0),
+        ("glancing, unequal masses, negative coordinates", (-61.25, -17.5), (0.25, 0.5), 2.25,
+         (-60.5, -18.5), (-0.75, 0.125), 0.5625),
         ("already separating: no impulse", (0.0, 0.0), (-1.0, 0.0), 1.0, (2.0, 0.0), (1.0, 0.0), 1.0),
         ("moving together, b faster away: no impulse", (0.0, 0.0), (1.0, 0.0), 2.0, (0.0, 2.0), (1.0, 0.5), 3.0),
         ("sliding past sideways: no normal speed", (0.0, 0.0), (0.0, 1.0), 1.0, (2.0, 0.0), (0.0, -1.0), 1.0),
+        ("both at rest", (3.5, 3.5), (0.0, 0.0), 1.0, (4.5, 3.5), (0.0, 0.0), 4.0),
+        ("a feather (0.001) hits a wall-like mass (1000)", (0.0, 0.0), (0.5, -0.25), 0.001, (0.0, -2.0),
+         (0.0, 0.0), 1000.0),
+        ("far from the origin", (1e6, 1e6), (0.5, 0.0), 1.0, (1e6 + 3.0, 1e6 + 4.0), (-0.5, -0.5), 2.0),
     ]
     rng = np.random.default_rng(1213)
     for k in range(40):
-        pa, pb = rng.uniform(-5, 5, 2).round(2), rng.uniform(-5, 5, 2).round(2)
-        va, vb = rng.uniform(-2, 2, 2).round(2), rng.uniform(-2, 2, 2).round(2)
-        ma, mb = rng.uniform(0.5, 5, 2).round(2)
-        cases.append((f"random case {k}", tuple(pa), tuple(va), float(ma), tuple(pb), tuple(vb), float(mb)))
+        pa, pb = rng.uniform(-5.3, 5.7, 2), rng.uniform(-5.3, 5.7, 2)
+        va, vb = rng.uniform(-2, 2, 2), rng.uniform(-2, 2, 2)
+        ma, mb = rng.uniform(0.1, 5, 2)
+        cases.append((f"random case {k}", tuple(pa.tolist()), tuple(va.tolist()), float(ma), tuple(pb.tolist()),
+                      tuple(vb.tolist()), float(mb)))
     return cases
+
+
+def _velocity(v, what, label):
+    """``v`` as a float array of shape (2,): a list, tuple or array of two finite numbers."""
+    if not isinstance(v, (list, tuple, np.ndarray)):
+        raise CheckFailed(f"{what} returned {label} = {v!r} ({type(v).__name__}); each velocity must be two numbers "
+                          "(a numpy array, list or tuple).")
+    a = np.asarray(v)
+    if a.shape != (2,) or a.dtype.kind not in "iuf":
+        raise CheckFailed(f"{what} returned {label} = {v!r}; each velocity must be two numbers (shape (2,)).")
+    a = a.astype(np.float64)
+    if not np.isfinite(a).all():
+        raise CheckFailed(f"{what} returned {label} = {a.tolist()}: not finite (did you divide by zero?)")
+    return a
 
 
 def check_bounce(fn) -> None:
     """Check ``fn(pa, va, ma, pb, vb, mb) -> (va_new, vb_new)``: the elastic bounce of two discs.
 
-    ``pa, pb`` are centres and ``va, vb`` velocities (2 numbers each), ``ma,
-    mb`` masses. Expected: an impulse along the line of centres that
-    conserves momentum and kinetic energy, applied only when the discs
-    approach each other; a separating pair keeps its velocities. Runs fixed
-    cases (equal and unequal masses, glancing, separating) and 40 seeded
-    random ones, with a tolerance of 1e-9.
+    ``pa, pb`` are centres and ``va, vb`` velocities (numpy arrays of 2 floats),
+    ``ma, mb`` masses. Expected: with ``n`` the unit vector from a to b and ``u =
+    (vb - va) . n``, nothing changes when ``u >= 0`` (separating); otherwise an
+    impulse along ``n`` that conserves momentum and kinetic energy. The answer is
+    compared with the simulation's kernel to 1e-9 (relative to the speeds), on
+    fixed cases (equal and unequal masses, glancing, separating, sliding, at rest,
+    a mass ratio of a million, far from the origin) and 40 seeded random ones. The
+    inputs must not be changed in place.
 
     Raises
     ------
     CheckFailed
-        On the first wrong answer, naming the case, with a hint.
+        On the first wrong answer, naming the case, with a hint when one explains it.
     """
     cases = _bounce_cases()
     for name, pa, va, ma, pb, vb, mb in cases:
         ea, eb = _bounce_reference(pa, va, ma, pb, vb, mb)
-        got = call_student(fn, np.array(pa), np.array(va), ma, np.array(pb), np.array(vb), mb)
-        try:
-            ga, gb = (np.asarray(v, dtype=np.float64).reshape(2) for v in got)
-        except (TypeError, ValueError):
-            raise CheckFailed(f"bounce must return two velocities (va_new, vb_new) of 2 numbers each; got {got!r}") from None
-        if np.allclose(ga, ea, rtol=0, atol=1e-9) and np.allclose(gb, eb, rtol=0, atol=1e-9):
+        what = f"bounce(pa={_vec(pa)}, va={_vec(va)}, ma={num(ma)}, pb={_vec(pb)}, vb={_vec(vb)}, mb={num(mb)}) ({name})"
+        got = run_student(fn, np.array(pa), np.array(va), ma, np.array(pb), np.array(vb), mb, name="bounce")
+        if not isinstance(got, (tuple, list)) or len(got) != 2:
+            raise CheckFailed(f"{what} returned {got!r}; return the two new velocities (va_new, vb_new).")
+        ga, gb = _velocity(got[0], what, "va_new"), _velocity(got[1], what, "vb_new")
+        scale = 1e-9 * max(1.0, float(np.abs([va, vb]).max()))
+        if np.abs(ga - ea).max() <= scale and np.abs(gb - eb).max() <= scale:
             continue
         n = np.subtract(pb, pa) / np.hypot(*np.subtract(pb, pa))
         approaching = float(np.dot(np.subtract(vb, va), n)) < 0
         mom0 = ma * np.asarray(va) + mb * np.asarray(vb)
         e0 = ma * np.dot(va, va) + mb * np.dot(vb, vb)
         e1 = ma * np.dot(ga, ga) + mb * np.dot(gb, gb)
-        if not approaching:
+        d = np.subtract(pb, pa)
+        u_raw = float(np.dot(np.subtract(vb, va), d))
+        raw = (np.asarray(va) + 2 * mb / (ma + mb) * u_raw * d, np.asarray(vb) - 2 * ma / (ma + mb) * u_raw * d)
+        if approaching and np.abs(ga - raw[0]).max() <= scale and np.abs(gb - raw[1]).max() <= scale:
+            hint = "n must be a unit vector: divide pb - pa by its length."
+        elif not approaching:
             hint = ("these discs are already moving apart ((vb - va) . n >= 0): leave their velocities alone, "
                     "or they stick together and jitter.")
-        elif not np.allclose(ma * ga + mb * gb, mom0, atol=1e-9):
-            hint = ("momentum ma va + mb vb changed: give a and b opposite impulses, a's scaled by 1 / ma "
-                    "and b's by 1 / mb (a's change uses 2 mb / (ma + mb), b's uses 2 ma / (ma + mb)).")
+        elif np.abs(ma * ga + mb * gb - mom0).max() > 1e-9 * max(1.0, float(np.abs(mom0).max())):
+            hint = ("momentum ma va + mb vb changed: give a and b opposite impulses, a's change scaled by mb / (ma + "
+                    "mb) and b's by ma / (ma + mb).")
         elif not np.isclose(e1, e0, rtol=1e-9):
             hint = "kinetic energy changed: an elastic bounce reverses the normal relative speed, it does not cancel it."
         else:
             hint = ("only the velocity component along the line of centres n = (pb - pa) / |pb - pa| changes; "
                     "the tangential component stays.")
-        raise CheckFailed(f"{name}: bounce returned va={np.round(ga, 6).tolist()}, vb={np.round(gb, 6).tolist()}; "
-                          f"expected va={np.round(ea, 6).tolist()}, vb={np.round(eb, 6).tolist()}. Hint: {hint}")
+        raise CheckFailed(f"{what} returned va_new = {_vec(ga)}, vb_new = {_vec(gb)}; expected "
+                          f"va_new = {_vec(ea)}, vb_new = {_vec(eb)}. Hint: {hint}")
     print(f"bounce passed all {len(cases)} cases.")

@@ -12,9 +12,14 @@ lessons draw and measure with them, so that notebook cells stay short:
   a query visits;
 * :func:`draw_uniform_size_trick`: why searching twice the common radius
   finds every centre;
-* :func:`measure_structures` and :func:`split_frame_rows`: small timed
+* :func:`measure_structures` and :func:`split_frame_rows`: timed
   comparisons (build, pairs, queries, a frame of motion), every answer
-  checked against brute force first.
+  checked against brute force first;
+* :func:`memory_over_frames`: bytes per element frame after frame while agents move.
+
+The large runs are stored: ``python -m lessons_lib.labs.loose --store`` writes
+``data/results/loose_structures.csv``, ``loose_split.csv`` and ``loose_memory.csv``,
+which lessons 06 and 07 plot.
 
 Source: the quadtree answer set on Stack Overflow [SO-quadtree], sections "Loose quadtree", "Loose/tight double
 grid" and "Dirty trick: uniform sizes". The code and wording here are ours.
@@ -22,6 +27,7 @@ grid" and "Dirty trick: uniform sizes". The code and wording here are ours.
 from __future__ import annotations
 
 import copy
+import sys
 import time
 
 import numpy as np
@@ -29,13 +35,15 @@ from matplotlib.patches import Circle, Rectangle
 
 from .. import viz
 from ..base import STRUCTURES
+from ..data import save_results
+from ..scenes import scaled_scene
 from ..structures.brute_force import compiled_brute_force_pairs
-from ..timing import median_time
 from ..structures.loose_quadtree import LooseQuadtree
 from ..structures.loose_tight_grid import LooseTightGrid
 from ..structures.split_broad_phase import SplitBroadPhase, split_by_half_size
 from ..structures.point_grid import half_sizes
 from ..widgets import Stepper
+from .quadtrees import bounce, cpu_median, frame_median, store_command
 
 __all__ = [
     "loose_quadtree_stepper",
@@ -44,6 +52,8 @@ __all__ = [
     "draw_uniform_size_trick",
     "measure_structures",
     "split_frame_rows",
+    "memory_over_frames",
+    "store",
 ]
 
 
@@ -295,6 +305,8 @@ def draw_uniform_size_trick(ax, h=1.0):
 def measure_structures(boxes, structures, *, queries=200, step=1.0, repeat=5, seed=0):
     """Build, pairs, queries and one frame of motion for each structure on ``boxes``, checked against brute force.
 
+    Times are CPU time of this process (:func:`~lessons_lib.labs.quadtrees.cpu_median`), medians of ``repeat``.
+
     Parameters
     ----------
     boxes : numpy.ndarray, shape (n, 4)
@@ -309,8 +321,13 @@ def measure_structures(boxes, structures, *, queries=200, step=1.0, repeat=5, se
     -------
     list of dict
         ``structure, build_ms, pairs_ms, queries_ms, frame_ms`` (``update_many``
-        + ``cleanup`` + ``pairs``), ``bytes_per_element``, ``query_nodes``
-        (nodes or cells visited per query, when the structure counts them).
+        + ``cleanup`` + ``pairs``), ``bytes_per_element`` (``memory_bytes()`` after
+        the frames), ``built_bytes_per_element`` (right after the bulk load),
+        ``query_nodes`` (nodes or cells visited per query, when the structure
+        counts them), ``table_bytes_per_element`` (the shared element table's
+        part), ``layout_bytes_per_element`` (the copy of the boxes in cell order
+        that :class:`LooseTightGrid` keeps for ``pairs()``; 0 for the others) and
+        ``nodes`` (tree nodes; 0 for grids).
 
     Raises
     ------
@@ -333,8 +350,9 @@ def measure_structures(boxes, structures, *, queries=200, step=1.0, repeat=5, se
     rows = []
     for label, (name, params) in structures.items():
         cls = STRUCTURES[name]
-        build_s, bp = median_time(lambda: cls.from_boxes(boxes, **params), repeat)
-        pairs_s, got = median_time(bp.pairs, repeat)
+        build_s, bp = cpu_median(lambda: cls.from_boxes(boxes, **params), repeat)
+        built_bytes = bp.memory_bytes()
+        pairs_s, got = cpu_median(bp.pairs, repeat)
         assert np.array_equal(got, ref), f"{label}: pairs differ from brute force"
         visits = []
 
@@ -345,23 +363,18 @@ def measure_structures(boxes, structures, *, queries=200, step=1.0, repeat=5, se
                 visits.append(getattr(bp, "last_query_nodes", getattr(bp, "last_query_cells", 0)))
             return out
 
-        queries_s, answers = median_time(run_queries, repeat)
+        queries_s, answers = cpu_median(run_queries, repeat)
         for q, a in zip(qboxes[:20], answers[:20]):
             want = np.flatnonzero((boxes[:, 0] <= q[2]) & (q[0] <= boxes[:, 2]) & (boxes[:, 1] <= q[3]) & (q[1] <= boxes[:, 3]))
             assert np.array_equal(a, want), f"{label}: a query differs from brute force"
-        frames = []
-        for r in range(2 * repeat):
-            target = moved if r % 2 == 0 else boxes
-            t0 = time.perf_counter()
-            bp.update_many(ids, target)
-            bp.cleanup()
-            p = bp.pairs()
-            frames.append(time.perf_counter() - t0)
-            if r == 0:
-                assert np.array_equal(p, ref_moved), f"{label}: pairs after moving differ from brute force"
+        frame_s = frame_median(bp, ids, (moved, boxes), (ref_moved, ref), repeat, label)
         rows.append({"structure": label, "n": n, "build_ms": 1e3 * build_s, "pairs_ms": 1e3 * pairs_s,
-                     "queries_ms": 1e3 * queries_s, "frame_ms": 1e3 * float(np.median(frames)),
-                     "bytes_per_element": bp.memory_bytes() / n, "query_nodes": float(np.mean(visits))})
+                     "queries_ms": 1e3 * queries_s, "frame_ms": 1e3 * frame_s,
+                     "bytes_per_element": bp.memory_bytes() / n, "built_bytes_per_element": built_bytes / n,
+                     "query_nodes": float(np.mean(visits)),
+                     "table_bytes_per_element": bp.elements.nbytes() / n,
+                     "layout_bytes_per_element": _layout_bytes(bp) / n,
+                     "nodes": bp.node_count() if hasattr(bp, "node_count") else 0})
     return rows
 
 
@@ -410,11 +423,11 @@ def split_frame_rows(boxes, *, bound=None, static_giants=0.5, step=1.0, repeat=5
         ups, prs = [], []
         for r in range(2 * repeat):
             target = frames[r % 2]
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             bp.update_many(movers, target[movers])
-            t1 = time.perf_counter()
+            t1 = time.process_time()
             p = bp.pairs()
-            t2 = time.perf_counter()
+            t2 = time.process_time()
             assert np.array_equal(p, refs[r % 2]), f"{label}: pairs differ from brute force"
             ups.append(t1 - t0)
             prs.append(t2 - t1)
@@ -423,3 +436,100 @@ def split_frame_rows(boxes, *, bound=None, static_giants=0.5, step=1.0, repeat=5
                      "agents": len(groups["agents"]), "giants": len(groups["giants"]),
                      "scenery": len(groups["scenery"])})
     return rows
+
+
+def _layout_bytes(bp) -> int:
+    """Bytes of the pairs layout a :class:`LooseTightGrid` keeps (its boxes copied in cell order); 0 otherwise."""
+    if not isinstance(bp, LooseTightGrid):
+        return 0
+    return sum(a.nbytes for a in (bp.start, bp.srect, bp.px0, bp.py0, bp.px1, bp.py1, bp.ps))
+
+
+def memory_over_frames(structures, n=100_000, frames=60, *, scene="random", speed=1.0, seed=0):
+    """``memory_bytes()`` per element and frame time while ``n`` agents move, frame after frame.
+
+    Every frame each agent moves by its velocity (at most ``speed`` units,
+    bouncing off the world's edges), then ``update_many``, ``cleanup`` and ``pairs``.
+
+    Parameters
+    ----------
+    structures : dict
+        Label -> ``(registry name, parameters)``.
+
+    Returns
+    -------
+    list of dict
+        ``structure, frame, bytes_per_element, frame_ms``; frame 0 is the
+        structure right after its bulk load (``frame_ms`` 0).
+
+    Raises
+    ------
+    AssertionError
+        A structure's pairs differ from brute force after the last frame.
+    """
+    rng = np.random.default_rng(seed)
+    start = scaled_scene(scene, n, seed=seed)
+    world = np.concatenate([start[:, :2].min(axis=0), start[:, 2:].max(axis=0)])
+    angle = rng.uniform(0, 2 * np.pi, n)
+    vel0 = speed * rng.uniform(0.25, 1.0, n)[:, None] * np.column_stack([np.cos(angle), np.sin(angle)])
+    ids = np.arange(n, dtype=np.int64)
+    rows = []
+    for label, (name, params) in structures.items():
+        bp = STRUCTURES[name].from_boxes(start, world=world, **params)
+        boxes, vel = start, vel0.copy()
+        rows.append({"structure": label, "frame": 0, "bytes_per_element": bp.memory_bytes() / n, "frame_ms": 0.0})
+        for frame in range(1, frames + 1):
+            boxes = bounce(boxes, vel, world)
+            t0 = time.process_time()
+            bp.update_many(ids, boxes)
+            bp.cleanup()
+            bp.pairs()
+            rows.append({"structure": label, "frame": frame, "bytes_per_element": bp.memory_bytes() / n,
+                         "frame_ms": 1e3 * (time.process_time() - t0)})
+        assert np.array_equal(bp.pairs(), compiled_brute_force_pairs(boxes)), f"{label}: pairs differ"
+    return rows
+
+
+# --------------------------------------------------------------------------
+# python -m lessons_lib.labs.loose --store
+# --------------------------------------------------------------------------
+_COMMAND = "python -m lessons_lib.labs.loose --store"
+#: The structures lessons 06 and 07 compare, by label.
+COMPARED = {"UniformGrid": ("uniform_grid", {}), "Quadtree": ("quadtree", {}),
+            "LooseQuadtree": ("loose_quadtree", {}), "LooseTightGrid": ("loose_tight_grid", {})}
+
+
+def store(which=("structures", "split", "memory")) -> list:
+    """Run lessons 06-07's large measurements and write them to ``data/results/``; returns the paths written."""
+    paths = []
+    if "structures" in which:
+        rows = []
+        for n in (20_000, 100_000):
+            for scene in ("random", "mixed_sizes"):
+                rows += [{"scene": scene, **r} for r in measure_structures(scaled_scene(scene, n), COMPARED, repeat=5)]
+        paths.append(save_results("loose_structures", rows, command=_COMMAND,
+                                  what="lessons 06-07: build, pairs(), 200 queries and one frame (every box moved up to "
+                                       "1 unit: update_many + cleanup + pairs), CPU time, medians of 5, and memory_bytes() per "
+                                       "element, for four structures with default parameters on scaled scenes"))
+    if "split" in which:
+        rows = []
+        for n in (20_000, 100_000):
+            rows += [{"n": n, **r} for r in split_frame_rows(scaled_scene("mixed_sizes", n), repeat=5)]
+        paths.append(save_results("loose_split", rows, command=_COMMAND,
+                                  what="lesson 07: one frame (agents and dragons move up to 1 unit, castles stay; "
+                                       "update_many of the movers + pairs) on scaled 'mixed_sizes', one structure "
+                                       "for everything against the content split; CPU time, medians of 5"))
+    if "memory" in which:
+        paths.append(save_results("loose_memory", memory_over_frames(COMPARED), command=_COMMAND,
+                                  what="lessons 06-07: memory_bytes() per element and frame CPU time over 60 frames of "
+                                       "100,000 agents moving up to 1 unit per frame (scaled 'random' scene, "
+                                       "bouncing off the walls; update_many + cleanup + pairs)"))
+    return paths
+
+
+def main(argv=None) -> int:
+    return store_command(argv, "Lessons 06-07's stored measurements.", ("structures", "split", "memory"), store)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

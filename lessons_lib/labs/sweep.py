@@ -616,13 +616,6 @@ def _cpu_ms(fn, repeat: int) -> float:
     return 1e3 * float(np.median(times))
 
 
-def _kept_pairs_structure(boxes):
-    """The I-COLLIDE variant: both axes kept sorted, the pair set kept between frames."""
-    from ..structures.sweep_and_prune import SweepAndPrune
-
-    return SweepAndPrune.from_boxes(boxes, persistent_pairs=True)
-
-
 def frame_costs(n: int = 100_000, steps=(0.1, 0.25, 0.5, 1.0, 2.0, 4.0), repeat: int = 5, seed: int = 1,
                 log=None) -> list[dict]:
     """Measure one frame of motion on the ``random`` scene scaled to ``n``, for each distance moved.
@@ -638,7 +631,7 @@ def frame_costs(n: int = 100_000, steps=(0.1, 0.25, 0.5, 1.0, 2.0, 4.0), repeat:
     * a whole frame, ``update_many`` of every box then ``pairs()``, for three
       designs: insertion sort + sweep (``SweepAndPrune()``), full re-sort +
       sweep (``incremental=False``), and the kept pair set of [Cohen1995]
-      (``persistent_pairs=True``: both axes sorted, no sweep).
+      (``PersistentSweepAndPrune()``: both axes sorted, no sweep).
 
     The three designs' pairs are checked equal every frame.
 
@@ -655,6 +648,7 @@ def frame_costs(n: int = 100_000, steps=(0.1, 0.25, 0.5, 1.0, 2.0, 4.0), repeat:
         If the designs ever disagree (a bug, not a measurement).
     """
     from ..scenes import moved, scaled_scene
+    from ..structures.persistent_sweep_and_prune import PersistentSweepAndPrune
     from ..structures.sweep_and_prune import SweepAndPrune, insertion_sort_endpoints, sort_endpoints
 
     boxes = scaled_scene("random", n)
@@ -676,7 +670,7 @@ def frame_costs(n: int = 100_000, steps=(0.1, 0.25, 0.5, 1.0, 2.0, 4.0), repeat:
         t_full = _cpu_ms(lambda: sort_with(sort_endpoints), repeat)
         designs = {"insertion": SweepAndPrune.from_boxes(boxes),
                    "resort": SweepAndPrune.from_boxes(boxes, incremental=False),
-                   "kept_pairs": _kept_pairs_structure(boxes)}
+                   "kept_pairs": PersistentSweepAndPrune.from_boxes(boxes)}
         frame, found = {}, {}
         for name, bp in designs.items():
             times = []

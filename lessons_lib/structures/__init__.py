@@ -17,6 +17,7 @@ from .kdtree import KDTree
 from .loose_quadtree import LooseQuadtree
 from .loose_tight_grid import LooseTightGrid
 from .naive_quadtree import NaiveQuadtree
+from .persistent_sweep_and_prune import PersistentSweepAndPrune
 from .point_grid import PointGrid
 from .quadtree import Quadtree
 from .rstar_tree import RStarTree
@@ -34,6 +35,7 @@ __all__ = [
     "LooseQuadtree",
     "LooseTightGrid",
     "NaiveQuadtree",
+    "PersistentSweepAndPrune",
     "PointGrid",
     "Quadtree",
     "RStarTree",

@@ -1,17 +1,25 @@
 """Brute force: test every unordered pair. The reference every structure is checked against.
 
 For ``n`` boxes there are ``n (n - 1) / 2`` unordered pairs, so the work grows
-as O(n^2): the "wall" of lesson 01. The article ([magley2026]) keeps brute force as the correctness baseline of
-its benchmark; so do we. It is written with plain numpy, independent of numba
-and of every structure, so that it can be trusted as an oracle.
+as O(n^2): the "wall" of lesson 01. The article ([magley2026]) keeps brute force
+as the correctness baseline of its benchmark; so do we. :func:`brute_force_pairs`
+and :func:`brute_force_nearest` are written with plain numpy, independent of
+numba and of every structure, so that they can be trusted as oracles;
+:func:`compiled_brute_force_pairs` is the same double loop compiled, and
+:class:`BruteForce` the registered structure that uses it.
+
+Every overlap test here is the closed one of :mod:`lessons_lib.geometry`
+(numpy) or :mod:`lessons_lib.core.boxes` (compiled): touching boxes meet.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..base import BroadPhase, register
-from ..geometry import as_boxes
+from ..core.boxes import overlaps
+from ..core.buffers import grow
 from ..core.jit import njit
+from ..geometry import as_boxes, as_points, boxes_overlap
 
 __all__ = [
     "brute_force_pairs",
@@ -19,6 +27,7 @@ __all__ = [
     "double_loop_pairs",
     "pair_test_count",
     "brute_force_nearest",
+    "all_pairs_kernel",
     "BruteForce",
 ]
 
@@ -59,20 +68,14 @@ def brute_force_pairs(boxes) -> np.ndarray:
     """
     b = as_boxes(boxes)
     n = len(b)
-    x0, y0, x1, y1 = b[:, 0], b[:, 1], b[:, 2], b[:, 3]
     out = []
     start = 0
     while start < n - 1:
         rows = max(1, CHUNK_CELLS // max(1, n - start))
         stop = min(n - 1, start + rows)
         i = np.arange(start, stop)[:, None]
-        j = slice(start + 1, n)  # candidates j > start; the j <= i part is masked below
-        hit = (
-            (x0[start:stop, None] <= x1[None, j])
-            & (x0[None, j] <= x1[start:stop, None])
-            & (y0[start:stop, None] <= y1[None, j])
-            & (y0[None, j] <= y1[start:stop, None])
-        )
+        # rows start..stop-1 against the candidates j > start; the j <= i part is masked below
+        hit = boxes_overlap(b[start:stop, None, :], b[None, start + 1 :, :])
         hit &= np.arange(start + 1, n)[None, :] > i
         ii, jj = np.nonzero(hit)
         out.append(np.column_stack([ii + start, jj + start + 1]))
@@ -107,30 +110,28 @@ def double_loop_pairs(boxes) -> tuple[list[tuple[int, int]], int]:
 
 
 @njit
-def _double_loop_kernel(x0, y0, x1, y1):
-    """All (i, j), i < j, with overlapping closed boxes; (k, 2) int64.
+def all_pairs_kernel(x0, y0, x1, y1):
+    """All ``(i, j)``, ``i < j``, whose closed boxes overlap, as ``(k, 2)`` int64 in loop order.
 
-    Branch-free inner loop: every candidate j is written to ``row`` and the
-    cursor ``m`` advances only on a hit, so the compiler can vectorise the
-    test (about 9x faster than an ``if`` that appends).
+    The boxes come as four columns (contiguous, so the inner loop reads each
+    side as a stream). Branch-free inner loop: every candidate ``j`` is
+    written to ``row`` and the cursor ``found`` advances only on a hit, so the
+    compiler can vectorise the test (about 9x faster than an ``if`` that
+    appends). The output grows between rows, never inside the inner loop.
     """
     n = x0.shape[0]
-    cap = max(16, n)
-    out = np.empty((cap, 2), dtype=np.int64)
+    out = np.empty((max(16, n), 2), dtype=np.int64)
     row = np.empty(max(n, 1), dtype=np.int64)
     k = 0
     for i in range(n):
         ax0, ay0, ax1, ay1 = x0[i], y0[i], x1[i], y1[i]
-        m = 0
+        found = 0
         for j in range(i + 1, n):
-            row[m] = j
-            m += (ax0 <= x1[j]) & (x0[j] <= ax1) & (ay0 <= y1[j]) & (y0[j] <= ay1)
-        if k + m > cap:
-            cap = max(2 * cap, k + m)
-            grown = np.empty((cap, 2), dtype=np.int64)
-            grown[:k] = out[:k]
-            out = grown
-        for t in range(m):
+            row[found] = j
+            found += overlaps(ax0, ay0, ax1, ay1, x0[j], y0[j], x1[j], y1[j])
+        if k + found > out.shape[0]:
+            out = grow(out, k, k + found)
+        for t in range(found):
             out[k, 0] = i
             out[k, 1] = row[t]
             k += 1
@@ -161,10 +162,8 @@ def compiled_brute_force_pairs(boxes) -> np.ndarray:
     remove any. With ``LESSONS_JIT=0`` this runs as plain Python (slow).
     """
     b = as_boxes(boxes)
-    return _double_loop_kernel(
-        np.ascontiguousarray(b[:, 0]), np.ascontiguousarray(b[:, 1]),
-        np.ascontiguousarray(b[:, 2]), np.ascontiguousarray(b[:, 3]),
-    )
+    x0, y0, x1, y1 = (np.ascontiguousarray(b[:, c]) for c in range(4))
+    return all_pairs_kernel(x0, y0, x1, y1)
 
 
 def brute_force_nearest(boxes, points, k: int = 1, ids=None) -> tuple[np.ndarray, np.ndarray]:
@@ -196,8 +195,6 @@ def brute_force_nearest(boxes, points, k: int = 1, ids=None) -> tuple[np.ndarray
     -----
     O(n m) distances, computed one point at a time (memory O(n)).
     """
-    from ..geometry import as_points
-
     b = as_boxes(boxes)
     pts = as_points(points).reshape(-1, 2)
     n = len(b)
@@ -221,16 +218,38 @@ def brute_force_nearest(boxes, points, k: int = 1, ids=None) -> tuple[np.ndarray
 class BruteForce(BroadPhase):
     """The reference broad phase: no index at all, every query tests every box.
 
+    Lesson 01's wall, kept as the oracle: every other structure must give
+    its answers ([magley2026] keeps brute force as the baseline of its
+    benchmark for the same reason).
+
     Parameters
     ----------
     world : array_like, shape (4,), optional
         Ignored for correctness (kept for the common interface).
+
+    Raises
+    ------
+    ValueError
+        From the interface: bad boxes (NaN, infinite, inverted, wrong shape),
+        a duplicate id, a bad world. ``KeyError`` for an unknown id,
+        ``TypeError`` for an id that is not an integer. Nothing changes on error.
 
     Notes
     -----
     insert/remove/update O(1); query O(n); pairs O(n^2) via the compiled
     double loop (:func:`compiled_brute_force_pairs`). Memory: only the shared
     element table.
+
+    Coordinates: the whole finite float64 range, down to denormals and up to
+    the largest float: the closed overlap test only compares coordinates.
+
+    Examples
+    --------
+    >>> bp = BruteForce.from_boxes([[0, 0, 2, 2], [2, 0, 4, 2], [5, 5, 6, 6]])
+    >>> bp.pairs().tolist()              # boxes 0 and 1 touch along x = 2: closed boxes
+    [[0, 1]]
+    >>> bp.query([3, 1, 5, 5]).tolist()
+    [1, 2]
     """
 
     def _insert(self, slot, box):
@@ -244,9 +263,7 @@ class BruteForce(BroadPhase):
 
     def _query(self, box):
         slots = self.elements.live_slots()
-        b = self.elements.boxes[slots]
-        hit = (b[:, 0] <= box[2]) & (box[0] <= b[:, 2]) & (b[:, 1] <= box[3]) & (box[1] <= b[:, 3])
-        return slots[hit]
+        return slots[boxes_overlap(self.elements.boxes[slots], box)]
 
     def _pairs(self):
         slots = self.elements.live_slots()

@@ -33,13 +33,15 @@ the grid's geometry and ``lists = (head, nxt, elem, key, state)``.
 Hash functions
 --------------
 ``"good"``: ``(cx * 73856093) xor (cy * 19349663)`` in 64-bit arithmetic, low
-62 bits, modulo ``table_size`` (the large primes of Teschner et al. 2003).
+62 bits, modulo ``table_size`` (the constants of Teschner et al. [Teschner2003];
+the paper calls them large primes, but 19349663 = 41 x 471943: what scatters cells
+is the multiplication and the xor, not primality).
 ``"bad"``: ``cx + cy``: every cell on an anti-diagonal lands in the same bucket,
 so neighbouring cells collide; lesson 03 measures the difference.
 
 References
 ----------
-* A game-development lecture on spatial data structures [gamedev-lecture]: hashing cells with large primes, unbounded worlds.
+* A game-development lecture on spatial data structures [gamedev-lecture]: hashing cells with its own large-prime constants (92837111, 689287499), unbounded worlds.
 * magley, *Algorithms and data structures in the broad phase* (2026; [magley2026]): grid hashing with hash tables vs tiles.
 * M. Teschner, B. Heidelberger, M. Mueller, D. Pomeranets, M. Gross,
   "Optimized Spatial Hashing for Collision Detection of Deformable Objects",

@@ -1,0 +1,253 @@
+"""The Explorer widget's Python half: every gesture through the methods the browser calls.
+
+The browser half (mouse events on the canvas) is driven by tools/browser_test.py.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lessons_lib import STRUCTURES, make_scene
+from lessons_lib.explorer import Explorer, changed_entries, structure_arrays, visit_counts
+from lessons_lib.geometry import boxes_overlap
+from lessons_lib.structures.brute_force import brute_force_pairs
+
+SMALL = make_scene("random", 25, seed=3)
+
+
+def snapshot(ex: Explorer):
+    """Everything a refused gesture must leave alone."""
+    ids, boxes = ex.bp.items()
+    rects, depths = ex.bp.regions()
+    return ids.copy(), boxes.copy(), ex.bp.pairs().copy(), rects.copy(), depths.copy(), len(ex.history), ex.next_id
+
+
+def same(a, b) -> bool:
+    return all(np.array_equal(x, y) for x, y in zip(a, b))
+
+
+def brute(ex: Explorer, q) -> np.ndarray:
+    ids, boxes = ex.bp.items()
+    return ids[boxes_overlap(boxes, np.asarray(q, float))]
+
+
+@pytest.fixture(scope="module", params=sorted(STRUCTURES))
+def name(request):
+    return request.param
+
+
+def test_every_structure_click_drag_query_undo(name):
+    ex = Explorer(name, SMALL)
+    assert len(ex.bp) == len(SMALL)
+    before = snapshot(ex)
+    # a click on empty space adds a box centred there
+    op, i = ex.click(790, 590)
+    assert (op, i) == ("insert", len(SMALL)) and i in ex.bp
+    # a click on that box removes it
+    assert ex.click(790, 590) == ("remove", i) and i not in ex.bp
+    # a drag adds a box of the dragged size, given corners in any order
+    j = ex.drag(300, 200, 250, 150)
+    assert np.array_equal(ex.bp.items()[1][-1], [250, 150, 300, 200])
+    # a query drag: hits equal brute force and are kept for the picture
+    q = [100, 100, 500, 400]
+    hits = ex.drag(500, 100, 100, 400, mode="query")
+    assert np.array_equal(hits, brute(ex, q)) and np.array_equal(ex.hits, hits)
+    assert ex.visited and all(isinstance(v, int) for _, v in ex.visited)
+    # undo the drag-insert, the removal and the click-insert: back to the start
+    ex.undo()
+    assert j not in ex.bp
+    ex.undo()
+    ex.undo()
+    assert not ex.history and not ex.hits.size
+    assert np.array_equal(ex.bp.items()[0], before[0]) and np.array_equal(ex.bp.items()[1], before[1])
+    assert np.array_equal(ex.bp.pairs(), before[2])
+
+
+@pytest.mark.parametrize("message, text", [
+    ({"event": "drag", "x0": 10, "y0": 10, "x1": 10, "y1": 50}, "zero width"),
+    ({"event": "drag", "x0": 10, "y0": 10, "x1": 60, "y1": 10, "mode": "query"}, "zero height"),
+    ({"event": "click", "x": -1, "y": 10}, "outside the world"),
+    ({"event": "click", "x": 10, "y": 601}, "outside the world"),
+    ({"event": "drag", "x0": 10, "y0": 10, "x1": 900, "y1": 50}, "outside the world"),
+    ({"event": "click", "x": float("nan"), "y": 10}, "not a finite point"),
+    ({"event": "click", "x": "a", "y": 10}, "needs numbers"),
+    ({"event": "button", "name": "undo"}, "nothing to undo"),
+    ({"event": "button", "name": "explode"}, "unknown button"),
+    ({"event": "wiggle"}, "unknown gesture"),
+])
+def test_bad_gestures_show_text_and_change_nothing(message, text):
+    ex = Explorer("quadtree", SMALL, capacity=4)
+    before = snapshot(ex)
+    err = ex.handle(message)
+    assert text in err and ex.error == err
+    assert same(snapshot(ex), before)
+
+
+def test_input_the_structure_refuses_is_shown_and_changes_nothing():
+    ex = Explorer("uniform_grid", SMALL)
+    before = snapshot(ex)
+    with pytest.raises(ValueError, match="xmin 10.0 > xmax 5.0"):
+        ex.insert([10, 10, 5, 5])
+    assert same(snapshot(ex), before)
+    ex.remove(0)
+    ex.undo()
+    err = ex.handle({"event": "button", "name": "undo"})
+    assert err == "nothing to undo"
+    with pytest.raises(KeyError):
+        ex.remove(12345)
+    assert same(snapshot(ex), before)
+
+
+def test_error_clears_after_a_good_gesture():
+    ex = Explorer("rtree", SMALL)
+    assert ex.handle({"event": "click", "x": -5, "y": 5})
+    assert ex.handle({"event": "click", "x": 795, "y": 5}) == ""
+    assert ex.error == "" and "inserted" in ex.message
+
+
+def test_reset_rebuilds_the_start_and_cleanup_shrinks_a_quadtree():
+    ex = Explorer("quadtree", SMALL, capacity=2)
+    start = snapshot(ex)
+    n0 = ex.counts()["regions"]
+    for k in range(6):
+        ex.drag(700 + 3 * k, 500, 702 + 3 * k, 502)
+    grown = ex.counts()["regions"]
+    assert grown > n0
+    for _ in range(6):
+        ex.undo()
+    assert ex.counts()["regions"] == grown  # removal alone leaves the empty leaves
+    ex.handle({"event": "button", "name": "cleanup"})
+    assert ex.counts()["regions"] < grown
+    ex.click(1, 1)
+    ex.handle({"event": "button", "name": "reset"})
+    assert same(snapshot(ex), start)
+
+
+def test_query_disagreeing_with_brute_force_is_reported():
+    class Lossy(STRUCTURES["brute_force"]):
+        def _query(self, box):
+            return super()._query(box)[1:]
+
+    ex = Explorer(Lossy, SMALL)
+    err = ex.handle({"event": "drag", "x0": 0, "y0": 0, "x1": 800, "y1": 600, "mode": "query"})
+    assert "disagrees with brute force" in err and "missing" in err
+
+
+@pytest.mark.parametrize("name", ["uniform_grid", "quadtree", "loose_tight_grid", "rtree", "rstar_tree"])
+def test_array_view_marks_what_an_insert_changed(name):
+    ex = Explorer(name, SMALL)
+    rows = ex.array_rows()
+    assert rows and all(r["changed"] == [] for r in rows)
+    ex.click(400, 300)
+    rows = ex.array_rows()
+    assert sum(len(r["changed"]) + r["more"] for r in rows) > 0
+    for r in rows:
+        assert all(r["start"] <= c < r["start"] + len(r["values"]) for c in r["changed"])
+        full = next(a.values for a in structure_arrays(ex.bp) if a.name == r["name"])
+        assert r["values"] == full[r["start"]: r["start"] + len(r["values"])].tolist()
+    ex.drag(0, 0, 100, 100, mode="query")  # a query changes no array
+    assert all(r["changed"] == [] and r["more"] == 0 for r in ex.array_rows())
+
+
+def test_no_array_view_for_other_structures():
+    assert structure_arrays(STRUCTURES["kdtree"].from_boxes(SMALL)) == []
+    assert Explorer("brute_force", SMALL).array_rows() == []
+
+
+def test_changed_entries():
+    assert changed_entries(None, np.arange(3)).tolist() == []
+    assert changed_entries(np.arange(4), np.arange(2)).tolist() == []
+    assert changed_entries(np.array([1, 2]), np.array([1, 3, 4])).tolist() == [1, 2]
+
+
+def test_visit_counts_without_counters_counts_regions():
+    bp = STRUCTURES["rtree"].from_boxes(SMALL)
+    rects, _ = bp.regions()
+    rows = visit_counts(bp, [0, 0, 800, 600])
+    assert rows == [("regions touching the window", len(rects))]
+
+
+def test_static_picture_and_display_bundle():
+    ex = Explorer("quadtree", SMALL, capacity=4)
+    ex.drag(0, 0, 300, 300, mode="query")
+    fig = ex.static()
+    assert len(fig.axes) == 2 and "Quadtree" in fig.axes[0].get_title()
+    png = ex.png()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and png == ex.png()
+    assert len(Explorer("kdtree", SMALL).static().axes) == 1
+
+
+def test_widget_state_follows_gestures():
+    pytest.importorskip("anywidget")
+    ex = Explorer("uniform_grid", SMALL, cell_size=100)
+    w = ex.widget()
+    v0 = w.version
+    assert w.info["boxes"] == len(SMALL) and len(w.boxes) == 32 * len(SMALL)
+    ex.handle({"event": "click", "x": 790, "y": 590, "seq": 7})
+    assert w.version == v0 + 1 and w.ack == 7 and w.info["boxes"] == len(SMALL) + 1
+    assert any(r["changed"] for r in w.arrays)
+    ex.handle({"event": "click", "x": -3, "y": 0, "seq": 8})
+    assert w.ack == 8 and "outside the world" in w.error and w.info["boxes"] == len(SMALL) + 1
+    ex.handle({"event": "drag", "x0": 0, "y0": 0, "x1": 400, "y1": 300, "mode": "query", "seq": 9})
+    assert w.hits == ex.hits.tolist() and w.query == [0, 0, 400, 300]
+    flags = np.frombuffer(w.flags, dtype=np.uint8)
+    ids = np.frombuffer(w.ids, dtype=np.float64).astype(np.int64)
+    assert np.array_equal(ids[(flags & 2) > 0], ex.hits)
+
+
+def test_bad_construction():
+    with pytest.raises(ValueError, match="unknown structure"):
+        Explorer("no_such")
+    with pytest.raises(ValueError, match="new_box_size"):
+        Explorer("rtree", new_box_size=(0, 3))
+    with pytest.raises(ValueError, match="world"):
+        Explorer("rtree", world=[0, 0, 0, 10])
+    assert np.array_equal(Explorer("rtree", [[-50, 0, 10, 10]]).world, [-50, 0, 800, 600])
+
+
+# --------------------------------------------------------------------------
+# Random gesture sequences: the structure always agrees with brute force, and undo unwinds all
+# --------------------------------------------------------------------------
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+coord = st.floats(-50, 850, allow_nan=False)
+gesture = st.one_of(
+    st.builds(lambda x, y: {"event": "click", "x": x, "y": y}, coord, coord),
+    st.builds(lambda a, b, c, d, q: {"event": "drag", "x0": a, "y0": b, "x1": c, "y1": d,
+                                      "mode": "query" if q else "insert"}, coord, coord, coord, coord, st.booleans()),
+    st.sampled_from([{"event": "button", "name": n} for n in ("cleanup", "undo", "undo")]),
+)
+
+
+@settings(max_examples=15)
+@given(name=st.sampled_from(["quadtree", "uniform_grid", "loose_tight_grid", "rtree", "loose_quadtree"]),
+       gestures=st.lists(gesture, max_size=12))
+def test_random_gestures(name, gestures):
+    ex = Explorer(name, SMALL[:8], capacity=2) if "quadtree" in name else Explorer(name, SMALL[:8])
+    start = ex.bp.items()
+    for g in gestures:
+        before = snapshot(ex)
+        err = ex.handle(g)
+        if err:
+            assert same(snapshot(ex), before), (g, err)
+        elif g.get("mode") == "query":
+            assert np.array_equal(ex.hits, brute(ex, ex.query_box))
+        ids, boxes = ex.bp.items()
+        expect = ids[brute_force_pairs(boxes)] if len(ids) else np.zeros((0, 2), np.int64)
+        assert np.array_equal(ex.bp.pairs(), expect.reshape(-1, 2))
+    while ex.history:
+        ex.undo()
+    assert all(np.array_equal(a, b) for a, b in zip(ex.bp.items(), start))
+
+
+def test_last_inserted_flag():
+    pytest.importorskip("anywidget")
+    ex = Explorer("rtree", SMALL)
+    w = ex.widget()
+    i = ex.click(795, 5)[1]
+    flags = np.frombuffer(w.flags, dtype=np.uint8)
+    ids = np.frombuffer(w.ids, dtype=np.float64).astype(np.int64)
+    assert ids[(flags & 4) > 0].tolist() == [i] == [ex.last_inserted]
+    ex.undo()
+    assert ex.last_inserted is None and not (np.frombuffer(w.flags, dtype=np.uint8) & 4).any()

@@ -1,0 +1,128 @@
+"""lessons_lib.labs.grids: the lecture's neighbourhood loop, bucket loads with any constants, sparse
+scenes, and the stored measurements of lessons 02-03 (run small here; the stored files are checked)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lessons_lib import brute_force_pairs, make_scene
+from lessons_lib.data import load_results
+from lessons_lib.labs import grids as G
+from lessons_lib.structures.spatial_hash import SpatialHash
+
+
+def _pairs(rows) -> set[tuple[int, int]]:
+    return set(map(tuple, np.sort(np.asarray(rows).reshape(-1, 2), axis=1).tolist()))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_neighbourhood_loop_meets_every_pair_twice_when_boxes_fit_a_cell(seed):
+    boxes = make_scene("random", 300, seed=seed)            # sides 12 to 16
+    met, tests = G.neighbourhood_loop(boxes, 16.0, [0, 0, 800, 600])
+    truth = brute_force_pairs(boxes)
+    assert len(met) == 2 * len(truth)
+    assert _pairs(met) == _pairs(truth)
+    assert set(map(tuple, met.tolist())) == {(j, i) for i, j in met.tolist()}   # both directions
+    assert (met[:, 0] != met[:, 1]).all() and tests >= len(met)
+
+
+def test_neighbourhood_loop_misses_pairs_when_boxes_outgrow_the_cells():
+    boxes = make_scene("random", 500, seed=1)
+    met, _ = G.neighbourhood_loop(boxes, 6.0, [0, 0, 800, 600])
+    truth = _pairs(brute_force_pairs(boxes))
+    assert _pairs(met) < truth                               # only true pairs, but not all
+
+
+def test_neighbourhood_loop_empty_and_bad_input():
+    met, tests = G.neighbourhood_loop(np.empty((0, 4)), 10.0, [0, 0, 10, 10])
+    assert met.shape == (0, 2) and met.dtype == np.int64 and tests == 0
+    with pytest.raises(ValueError):
+        G.neighbourhood_loop([[1.0, 0.0, 0.0, 1.0]], 10.0)
+
+
+def test_occupied_cells_match_the_spatial_hash():
+    rng = np.random.default_rng(5)
+    lo = rng.uniform(-300, 300, (200, 2))
+    boxes = np.column_stack([lo, lo + rng.uniform(0, 40, (200, 2))])
+    cells = G.occupied_cells(boxes, 12.5)
+    sh = SpatialHash.from_boxes(boxes, cell_size=12.5, table_size=97)
+    rects = sh.regions()[0]
+    expected = np.unique(np.round(rects[:, :2] / 12.5).astype(np.int64), axis=0)
+    np.testing.assert_array_equal(cells, expected)
+    assert G.occupied_cells(np.empty((0, 4)), 3.0).shape == (0, 2)
+    with pytest.raises(ValueError, match="cell_size"):
+        G.occupied_cells(boxes, 0.0)
+
+
+@pytest.mark.parametrize("table_size", [7, 64, 257, 4096])
+@pytest.mark.parametrize("hash_name", ["good", "bad"])
+def test_hash_buckets_agree_with_the_structure(table_size, hash_name):
+    boxes = make_scene("clustered", 400, seed=2) - [400.0, 300.0, 400.0, 300.0]   # negative cells too
+    sh = SpatialHash.from_boxes(boxes, cell_size=9.0, table_size=table_size, hash=hash_name)
+    constants = G.TESCHNER_CONSTANTS if hash_name == "good" else "bad"
+    loads = G.hash_buckets(G.occupied_cells(boxes, 9.0), table_size, constants)
+    np.testing.assert_array_equal(loads, sh.bucket_loads()[1])
+    load, count = G.bucket_histogram(loads)
+    np.testing.assert_array_equal((load, count), G.bucket_histogram(sh))
+
+
+def test_hash_buckets_bad_arguments_and_huge_cells():
+    with pytest.raises(ValueError, match="table_size"):
+        G.hash_buckets([[0, 0]], 0)
+    with pytest.raises(ValueError, match="constants"):
+        G.hash_buckets([[0, 0]], 8, "worse")
+    huge = np.array([[2**40, -(2**41)], [-(2**45), 3]])            # products wrap around in int64
+    loads = G.hash_buckets(huge, 1009)
+    mask = (1 << 62) - 1
+    exact = [((cx * 73856093) ^ (cy * 19349663)) & mask for cx, cy in huge.tolist()]
+    assert loads.sum() == 2 and all(loads[h % 1009] >= 1 for h in exact)
+
+
+def test_the_constants_are_what_the_lessons_say():
+    def is_prime(n):
+        return n > 1 and all(n % d for d in range(2, int(n ** 0.5) + 1))
+
+    assert all(is_prime(p) for p in G.LECTURE_CONSTANTS)
+    p1, p2 = G.TESCHNER_CONSTANTS
+    assert is_prime(p1) and not is_prime(p2) and p2 == 41 * 471943
+
+
+def test_scattered_groups_and_spread_clusters():
+    a, b = G.scattered_groups(1e4), G.scattered_groups(1e4)
+    np.testing.assert_array_equal(a, b)
+    assert a.shape == (2000, 4) and (a[:, :2] <= a[:, 2:]).all()
+    wide = G.scattered_groups(1e7)
+    assert np.ptp(wide[:, 0]) > 100 * np.ptp(G.scattered_groups(2e3)[:, 0])
+    boxes, world = G.spread_clusters(500, 3200.0)
+    assert boxes.shape == (500, 4) and world.tolist() == [0.0, 0.0, 3200.0, 2400.0]
+    assert (boxes[:, :2] >= 0).all() and (boxes[:, 2] <= 3200).all() and (boxes[:, 3] <= 2400).all()
+
+
+def test_stored_measurements_run_small():
+    rows = G.grid_scaling(ns=(500, 1500), brute_force_max=1500, repeat=1)
+    assert {r["method"] for r in rows} == {"uniform_grid", "brute_force"}
+    assert all(r["pairs"] == next(q["pairs"] for q in rows if q["n"] == r["n"]) for r in rows)
+    rows = G.hierarchy_sweep(widths=(800, 1600), n=300, queries=3, repeat=1)
+    assert len(rows) == 4 and rows[0]["fine_cells"] < rows[2]["fine_cells"]
+    rows = G.hash_load_sweep(ns=(500,), repeat=1)
+    assert {(r["hash"], r["table"]) for r in rows} == {("good", "2n"), ("bad", "2n"), ("good", "4096"), ("bad", "4096")}
+    bad = next(r for r in rows if r["hash"] == "bad" and r["table"] == "2n")
+    good = next(r for r in rows if r["hash"] == "good" and r["table"] == "2n")
+    assert bad["key_compares"] > good["key_compares"] and bad["box_tests"] == good["box_tests"]
+
+
+@pytest.mark.parametrize("name, columns", [
+    ("grid_scaling", {"n", "method", "build_ms", "pairs_ms", "total_ms", "pairs", "tests"}),
+    ("grid_hierarchy", {"width", "fine_cells", "structure", "query_ms", "cells_visited", "build_ms", "pairs_ms", "bytes"}),
+    ("hash_load", {"n", "hash", "table", "table_size", "cells", "buckets_used", "max_cells", "key_compares",
+                   "box_tests", "pairs_ms", "pairs"}),
+])
+def test_the_stored_files_the_lessons_plot(name, columns):
+    table = load_results(name)
+    assert set(table.columns) == columns and len(table) > 0
+    assert table.meta["command"] == "python -m lessons_lib.labs.grids --store"
+
+
+def test_main_without_store_only_prints_help(capsys):
+    assert G.main([]) == 0
+    assert "--store" in capsys.readouterr().out
