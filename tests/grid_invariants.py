@@ -1,6 +1,6 @@
-"""Invariants of the grids of lessons 02-03, checked by walking their lists in plain Python.
+"""Invariants of the grids of lessons 02, 03 and 07, checked by walking their lists in plain Python.
 
-Used by test_uniform_grid.py, test_hierarchical_grid.py and test_spatial_hash.py.
+Used by the grids' tests (through :func:`check_grid`) and by loose_helpers.py.
 Each function raises AssertionError when the structure's arrays disagree with
 what its stored boxes say they should hold.
 """
@@ -10,7 +10,11 @@ from collections import Counter
 
 import numpy as np
 
-from lessons_lib import HierarchicalGrid, SpatialHash, UniformGrid
+from lessons_lib import HierarchicalGrid, LooseTightGrid, PointGrid, SpatialHash, UniformGrid
+from lessons_lib.structures.grid_cells import cell_of_centre, cell_span
+from lessons_lib.structures.loose_bounds import f32_down, f32_up
+from lessons_lib.structures.loose_tight_grid import is_near
+from lessons_lib.structures.point_grid import half_sizes
 from lessons_lib.structures.spatial_hash import CELL_LIMIT, KEY_SHIFT
 
 
@@ -58,7 +62,7 @@ def check_uniform_grid(g: UniformGrid) -> None:
 
 
 def check_hierarchical_grid(h: HierarchicalGrid) -> None:
-    """Rows hold exactly their boxes; empty rows are freed; coarse marks cover every node."""
+    """Rows hold exactly their boxes; empty rows are freed; blocks do not overlap; coarse marks cover every node."""
     expected = Counter()
     slots, boxes = live_boxes(h)
     for s, b in zip(slots.tolist(), boxes):
@@ -68,20 +72,31 @@ def check_hierarchical_grid(h: HierarchicalGrid) -> None:
                 expected[(r, c, s)] += 1
     got = Counter()
     fp, fg = h.parent_factor, h.grandparent_factor
-    for r, st in enumerate(h.row_store):
-        if st is None:
+    heads_used, nodes_used = [], []
+    for r in range(h.rows):
+        lists = h.row(r)
+        if lists is None:
             assert h.row_nodes[r] == 0
             continue
+        head, nxt, elem, state = lists
         assert h.row_nodes[r] > 0, f"row {r} is empty but not freed"
+        cells_at, nodes_at, pool = h.row_block[r].tolist()
+        heads_used.append((cells_at, cells_at + h.cols))
+        nodes_used.append((nodes_at, nodes_at + pool))
+        assert cells_at + h.cols <= h.arena[0] <= len(h.heads) and nodes_at + pool <= h.arena[1] <= len(h.nxt)
         n = 0
-        for c in np.flatnonzero(st.head != -1).tolist():
+        for c in np.flatnonzero(head != -1).tolist():
             assert h.parent[r // fp, c // fp], f"fine cell ({r}, {c}) is occupied but its parent is not marked"
             assert h.grandparent[r // (fp * fg), c // (fp * fg)]
-            for s in walk(st.head, st.nxt, st.elem, c):
+            for s in walk(head, nxt, elem, c):
                 got[(r, c, s)] += 1
                 n += 1
         assert n == h.row_nodes[r]
-        assert n + free_count(st.nxt, st.state) == int(st.state[0])
+        assert n + free_count(nxt, state) == int(state[0]) <= pool
+    assert h.arena[2] == h.cols * len(heads_used) and h.arena[3] == sum(b - a for a, b in nodes_used)
+    for used in (heads_used, nodes_used):
+        used.sort()
+        assert all(a[1] <= b[0] for a, b in zip(used, used[1:])), "two rows share a block of an arena"
     assert got == expected
 
 
@@ -93,12 +108,12 @@ def check_spatial_hash(sh: SpatialHash) -> None:
     for s, b in zip(slots.tolist(), boxes):
         cx0, cy0, cx1, cy1 = sh.cell_range(b)
         if (cx1 - cx0 + 1) * (cy1 - cy0 + 1) > sh.max_box_cells:
-            big.add(s)
+            big.add(int(sh.elements.ids[s]))
             continue
         for cy in range(cy0, cy1 + 1):
             for cx in range(cx0, cx1 + 1):
                 expected[(sh.bucket_of(cx, cy), (cx + CELL_LIMIT) * KEY_SHIFT + (cy + CELL_LIMIT), s)] += 1
-    assert big == sh._big
+    assert big == set(sh.oversize().tolist())
     got = Counter()
     for bucket in np.flatnonzero(sh.head != -1).tolist():
         node = int(sh.head[bucket])
@@ -109,8 +124,132 @@ def check_spatial_hash(sh: SpatialHash) -> None:
     assert sum(got.values()) + free_count(sh.nxt, sh.state) == int(sh.state[0])
 
 
-CHECKS = {UniformGrid: check_uniform_grid, HierarchicalGrid: check_hierarchical_grid, SpatialHash: check_spatial_hash}
+def check_point_grid(bp: PointGrid) -> None:
+    """Each live slot is in exactly one list, the right one (its centre's cell, or the giants'), within the bound."""
+    boxes = bp.elements.boxes
+    live = set(bp.elements.live_slots().tolist())
+    seen: set[int] = set()
+    giants = bp.rows * bp.cols
+    for cell in range(len(bp.head)):
+        s = int(bp.head[cell])
+        while s != -1:
+            assert s in live and s not in seen, f"slot {s} is dead or in two lists"
+            seen.add(s)
+            giant = half_sizes(boxes[s])[0] > bp.giant_limit
+            want = giants if giant else int(cell_of_centre(bp.geom, boxes, s))
+            assert want == cell, f"slot {s} is in list {cell}, not {want}"
+            s = int(bp.enext[s])
+    assert seen == live, "a live slot is in no list"
+    agents = [s for s in live if half_sizes(boxes[s])[0] <= bp.giant_limit]
+    if agents:
+        assert half_sizes(boxes[sorted(agents)]).max() <= bp.bound, "an agent exceeds the bound in force"
 
 
-def check_grid(bp) -> None:
-    CHECKS[type(bp)](bp)
+def check_loose_tight_grid(g: LooseTightGrid, exact: bool = False) -> None:
+    """The double grid's arrays agree with its boxes.
+
+    Every live slot is in exactly one loose cell, the one of its centre, and
+    ``lcount`` matches the lists; each loose rectangle covers its elements'
+    (outward-rounded) boxes and an empty one is inverted; each non-empty loose
+    cell is listed exactly in the tight cells of its registration, which covers
+    its rectangle's tight range; tight list nodes in use plus free nodes account
+    for the pool; when the pairs layout is current, it holds each live slot once
+    with its present box. With ``exact=True`` (after a cleanup or a bulk load)
+    each rectangle *equals* the union of its elements ("stale growth" otherwise)
+    and each registration its rectangle's tight range.
+    """
+    boxes = g.elements.boxes
+    live = set(g.elements.live_slots().tolist())
+    seen: set[int] = set()
+    for c in range(g.rows * g.cols):
+        elems, s = [], int(g.lhead[c])
+        while s != -1:
+            elems.append(s)
+            s = int(g.enext[s])
+        assert len(elems) == int(g.lcount[c]), f"loose cell {c}: count {int(g.lcount[c])}, list {len(elems)}"
+        u = [np.inf, np.inf, -np.inf, -np.inf]
+        for s in elems:
+            assert s in live and s not in seen, f"slot {s} is dead or in two loose cells"
+            seen.add(s)
+            assert int(cell_of_centre(g.geom, boxes, s)) == c, f"slot {s} is not in its centre's cell"
+            b = boxes[s]  # np.float64 values: f32_down(python float) rounds wrongly as plain Python (NEP 50)
+            u = [min(u[0], float(f32_down(b[0]))), min(u[1], float(f32_down(b[1]))),
+                 max(u[2], float(f32_up(b[2]))), max(u[3], float(f32_up(b[3])))]
+        r = g.lrect[c].astype(np.float64).tolist()
+        if elems:
+            assert r[0] <= u[0] and r[1] <= u[1] and r[2] >= u[2] and r[3] >= u[3], \
+                f"loose cell {c}: rectangle {r} does not cover its elements {u}"
+        else:
+            assert r[0] > r[2], f"loose cell {c} is empty but its rectangle is {r}"
+        if exact:
+            assert r == u, f"loose cell {c}: rectangle {r} is not exactly {u} (stale growth)"
+        reg = g.lreg[c].tolist()
+        if not elems:
+            assert reg == [-1, -1, -1, -1], f"empty loose cell {c} is registered in {reg}"
+            continue
+        want = [int(v) for v in cell_span(g.tgeom, *r)]
+        assert reg[0] <= want[0] and reg[1] <= want[1] and reg[2] >= want[2] and reg[3] >= want[3], \
+            f"loose cell {c}: registration {reg} misses its tight range {want}"
+        if exact:
+            assert reg == want, f"loose cell {c}: registration {reg} is not its tight range {want}"
+    assert seen == live, "a live slot is in no loose cell"
+    listed = 0
+    for tr in range(g.trows):
+        for tc in range(g.tcols):
+            cells = g.listed_in(tc, tr)
+            listed += len(cells)
+            assert len(set(cells)) == len(cells), f"tight cell ({tc}, {tr}) lists a loose cell twice"
+            for c in cells:
+                reg = g.lreg[c].tolist()
+                assert reg[0] <= tc <= reg[2] and reg[1] <= tr <= reg[3], \
+                    f"tight cell ({tc}, {tr}) lists loose cell {c} registered in {reg}"
+    regs = g.lreg[g.lreg[:, 0] >= 0].astype(np.int64)
+    assert listed == int(((regs[:, 2] - regs[:, 0] + 1) * (regs[:, 3] - regs[:, 1] + 1)).sum()), \
+        "a loose cell is missing from a tight cell of its registration"
+    assert int(g.tstate[0]) <= len(g.tnxt), "the tight list pool was written past its end"
+    assert listed + free_count(g.tnxt, g.tstate) == int(g.tstate[0]), "tight list nodes leaked"
+    if g._laid_out:
+        check_pairs_layout(g, live)
+
+
+def check_pairs_layout(g: LooseTightGrid, live: set[int]) -> None:
+    """The layout of ``lay_out``: each live slot once, near ones in their cell's run, giants sorted."""
+    L, n, g0 = g.rows * g.cols, len(g.px0), g.g0
+    start = g.start.astype(np.int64)
+    assert start[0] == 0 and (np.diff(start) >= 0).all() and start[L] <= g0 <= n, "bad run offsets"
+    near, giants = g.ps[:start[L]].tolist(), g.ps[g0:].tolist()
+    assert sorted(near + giants) == sorted(live), "the pairs layout does not hold each live slot once"
+    assert (np.diff((g.py0 if g._sweep_y else g.px0)[g0:]) >= 0).all(), "giants are not sorted"
+    ox, oy, inv, cols, rows = g.geom
+    boxes = g.elements.boxes
+    for c in range(L):
+        run = np.arange(start[c], start[c + 1])
+        r = g.srect[c].astype(np.float64)
+        for k in run.tolist():
+            s = int(g.ps[k])
+            b = [float(g.px0[k]), float(g.py0[k]), float(g.px1[k]), float(g.py1[k])]
+            assert b == boxes[s].tolist(), f"slot {s}: stale coordinates in the pairs layout"
+            assert int(cell_of_centre(g.geom, boxes, s)) == c, f"slot {s} is in the wrong run"
+            assert is_near(*b, c, cols, ox, oy, g.cell_size), f"slot {s} is stored as near but is not"
+            assert r[0] <= b[0] and r[1] <= b[1] and b[2] <= r[2] and b[3] <= r[3], \
+                f"near rectangle of cell {c} misses slot {s}"
+        if len(run) == 0:
+            assert r[0] > r[2], f"cell {c} has no near element but a near rectangle {r.tolist()}"
+    for k in range(g0, n):
+        s = int(g.ps[k])
+        b = [float(g.px0[k]), float(g.py0[k]), float(g.px1[k]), float(g.py1[k])]
+        assert b == boxes[s].tolist(), f"giant {s}: stale coordinates in the pairs layout"
+        c = int(cell_of_centre(g.geom, boxes, s))
+        assert not is_near(*b, c, cols, ox, oy, g.cell_size), f"slot {s} is stored as a giant but is near"
+
+
+CHECKS = {UniformGrid: check_uniform_grid, HierarchicalGrid: check_hierarchical_grid, SpatialHash: check_spatial_hash,
+          PointGrid: check_point_grid, LooseTightGrid: check_loose_tight_grid}
+
+
+def check_grid(bp, exact: bool = False) -> None:
+    """The invariants of any grid; ``exact`` (the loose/tight grid after a cleanup): no stale growth."""
+    if isinstance(bp, LooseTightGrid):
+        check_loose_tight_grid(bp, exact)
+    else:
+        CHECKS[type(bp)](bp)

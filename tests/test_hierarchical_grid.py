@@ -21,7 +21,7 @@ def test_empty_rows_are_freed_and_reallocated():
     empty_bytes = HierarchicalGrid(world=[0, 0, 100, 100], cell_size=10).memory_bytes()
     assert h.memory_bytes() > empty_bytes
     h.remove(1)
-    assert [s is None for s in h.row_store[:3]] == [True, True, False]
+    assert [h.row(r) is None for r in range(3)] == [True, True, False]
     h.remove(2)
     assert h.rows_allocated() == 0
     assert h.memory_bytes() == empty_bytes  # freed rows cost nothing

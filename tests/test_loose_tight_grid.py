@@ -1,7 +1,7 @@
 """The loose/tight double grid of lesson 07 against brute force, its invariants, and its two grids.
 
 Fixed scenes, hypothesis scenes, long random operation sequences with
-``check_invariants`` along the way (``exact=True`` after every cleanup: each
+invariants along the way (``exact=True`` after every cleanup: each
 loose rectangle equals the union of its elements, each registration its
 rectangle's tight range), giants and far-away elements, and parameter errors.
 The common contract runs in test_base.py.
@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bp_strategies import box_arrays, filter_query, nested_loop_pairs
+from grid_invariants import check_loose_tight_grid
 from loose_helpers import check_against, run_sequence
 from lessons_lib import SCENES, LooseTightGrid, brute_force_pairs, make_scene
 from lessons_lib.structures.loose_bounds import EMPTY_RECT
@@ -28,13 +29,13 @@ def test_scenes_equal_brute_force(scene, tight_factor):
     ref = brute_force_pairs(boxes)
     for cell_size in (None, 7.0, 90.0):
         bp = LooseTightGrid.from_boxes(boxes, cell_size=cell_size, tight_factor=tight_factor)
-        bp.check_invariants(exact=True)  # a bulk load leaves exact rectangles
+        check_loose_tight_grid(bp, exact=True)  # a bulk load leaves exact rectangles
         np.testing.assert_array_equal(bp.pairs(), ref)
         q = [100.0, 100.0, 300.0, 250.0]
         np.testing.assert_array_equal(bp.query(q), filter_query(np.arange(len(boxes)), boxes, q))
 
 
-#: Small worlds, so that a fixed small cell size gives few cells (check_invariants walks every cell).
+#: Small worlds, so that a fixed small cell size gives few cells (the invariants walk every cell).
 SMALL_WORLDS = [None, [0.0, 0.0, 30.0, 30.0], [-20.0, -10.0, 40.0, 30.0], [3.0, -7.0, 13.0, 0.0]]
 
 
@@ -44,7 +45,7 @@ SMALL_WORLDS = [None, [0.0, 0.0, 30.0, 30.0], [-20.0, -10.0, 40.0, 30.0], [3.0, 
 def test_hypothesis_scenes(boxes, factor, world, cell):
     cell = cell if world is not None else None  # a tiny fixed cell over an inferred far-reaching world: too many cells
     bp = LooseTightGrid.from_boxes(boxes, tight_factor=factor, world=world, cell_size=cell)
-    bp.check_invariants(exact=True)
+    check_loose_tight_grid(bp, exact=True)
     want = np.array(sorted(nested_loop_pairs(boxes)), dtype=np.int64).reshape(-1, 2)
     np.testing.assert_array_equal(bp.pairs(), want)
     bp2 = LooseTightGrid(world=world, tight_factor=factor, cell_size=cell)
@@ -64,7 +65,7 @@ def test_long_random_sequences(cell_size, tight_factor, seed):
     model = run_sequence(bp, seed)
     for i in list(model):
         bp.remove(i)
-    bp.check_invariants(exact=True)
+    check_loose_tight_grid(bp, exact=True)
     assert (bp.lcount == 0).all() and (bp.thead == -1).all()
     assert int(bp.tstate[0]) > 0  # nodes were handed out and are all back on the free list
 
@@ -79,19 +80,19 @@ def test_rectangles_grow_on_move_refit_on_remove_and_cleanup():
     bp.update(1, [15, 12, 19, 16])  # same loose cell: its rectangle only grows
     np.testing.assert_array_equal(bp.lrect[c], [11, 11, 19, 18])
     with pytest.raises(AssertionError, match="stale growth"):
-        bp.check_invariants(exact=True)
+        check_loose_tight_grid(bp, exact=True)
     bp.cleanup()
-    bp.check_invariants(exact=True)
+    check_loose_tight_grid(bp, exact=True)
     np.testing.assert_array_equal(bp.lrect[c], [11, 11, 19, 16])
     bp.insert(2, [12, 12, 38, 14])  # centre (25, 13): loose cell (2, 1) in tight cell (1, 0), reaching back into (0, 0)
     c2 = 1 * bp.cols + 2
     assert bp.lreg[c2].tolist() == [0, 0, 1, 0]
     assert bp.listed_in(0, 0) == [c2, c] and bp.listed_in(1, 0) == [c2]
-    bp.check_invariants(exact=True)
+    check_loose_tight_grid(bp, exact=True)
     bp.remove(2)  # remove refits and leaves the tight lists
     np.testing.assert_array_equal(bp.lrect[c2], EMPTY_RECT)
     assert bp.listed_in(0, 0) == [c] and bp.listed_in(1, 0) == []
-    bp.check_invariants(exact=True)
+    check_loose_tight_grid(bp, exact=True)
 
 
 def test_a_giant_is_one_element_listed_in_many_tight_cells():
@@ -103,7 +104,7 @@ def test_a_giant_is_one_element_listed_in_many_tight_cells():
     assert bp.enext.nbytes == small.enext.nbytes  # one slot, whatever its size
     lists = bp.tight_cells()["lists"]
     assert (lists > 0).sum() > 100  # ... but its loose cell is listed all over the tight grid
-    bp.check_invariants(exact=True)
+    check_loose_tight_grid(bp, exact=True)
     ref = brute_force_pairs(np.vstack([boxes, [[100, 100, 700, 500]]]))
     ref[ref == 500] = 1000
     np.testing.assert_array_equal(bp.pairs(), ref)
@@ -132,7 +133,7 @@ def test_memory_is_stable_once_the_population_is_known():
         bp.cleanup()
         sizes.append(bp.memory_bytes())
     assert len(set(sizes[5:])) == 1
-    bp.check_invariants(exact=True)
+    check_loose_tight_grid(bp, exact=True)
     np.testing.assert_array_equal(bp.pairs(), brute_force_pairs(boxes))
 
 
@@ -166,7 +167,7 @@ def test_tight_grid_shape():
 
 
 # --------------------------------------------------------------------------
-# pairs(): near elements by cell, giants apart (the layout of LooseTightGrid._split)
+# pairs(): near elements by cell, giants apart (the layout of LooseTightGrid.lay_out)
 # --------------------------------------------------------------------------
 def _giant_scene():
     """mixed_sizes plus boxes that make every part of the pair search work: far away, on cell borders, huge."""
@@ -182,8 +183,8 @@ def test_pairs_split_near_elements_and_giants():
 
     boxes = _giant_scene()
     bp = LooseTightGrid.from_boxes(boxes, world=[0, 0, 800, 600])
-    assert bp._split_ok and 0 < bp.g0 < len(bp.px0) - 10  # the bulk load laid the pairs out, with giants
-    bp.check_invariants(exact=True)  # includes the layout: each live slot once, near ones in their cell's run
+    assert bp._laid_out and 0 < bp.g0 < len(bp.px0) - 10  # the bulk load laid the pairs out, with giants
+    check_loose_tight_grid(bp, exact=True)  # includes the layout: each live slot once, near ones in their cell's run
     np.testing.assert_array_equal(bp.pairs(), brute_force_pairs(boxes))
     # A change marks the layout stale; the next pairs() lays it out again (and it is checked again).
     bp.update(3, [300, 300, 500, 420])  # a small element becomes a giant ...
@@ -191,10 +192,10 @@ def test_pairs_split_near_elements_and_giants():
     assert not is_near(*boxes[world_sized], 0, bp.cols, *bp.world[:2], bp.cell_size)
     bp.update(world_sized, [10, 10, 12, 12])  # ... and a giant a small element
     boxes[3], boxes[world_sized] = [300, 300, 500, 420], [10, 10, 12, 12]
-    assert not bp._split_ok
+    assert not bp._laid_out
     np.testing.assert_array_equal(bp.pairs(), brute_force_pairs(boxes))
-    assert bp._split_ok
-    bp.check_invariants()
+    assert bp._laid_out
+    check_loose_tight_grid(bp)
 
 
 def test_touching_across_the_near_limit():
@@ -205,7 +206,7 @@ def test_touching_across_the_near_limit():
                       [5, 20, 15, 25], [15, 20, 25, 25],  # cells 1 and 2 (x = 15 is the 1.5-cell limit of cell 0)
                       [24.999, 40, 29.99, 45], [29.99, 40, 35.001, 45]], dtype=float)
     bp = LooseTightGrid.from_boxes(boxes, world=[0, 0, 60, 60], cell_size=s)
-    bp.check_invariants(exact=True)
+    check_loose_tight_grid(bp, exact=True)
     np.testing.assert_array_equal(bp.pairs(), brute_force_pairs(boxes))
 
 
@@ -214,11 +215,9 @@ def test_pairs_core_output_trusted_only_below_its_size():
 
     boxes = _giant_scene()
     bp = LooseTightGrid.from_boxes(boxes, world=[0, 0, 800, 600])
-    ox, oy, inv, cols, rows = bp._geom
     big = int(bp.lcount.max())
     sweep = (bp.py0, bp.py1, bp.px0, bp.px1) if bp._sweep_y else (bp.px0, bp.px1, bp.py0, bp.py1)
-    args = (bp.start, bp.px0, bp.py0, bp.px1, bp.py1, bp.ps, bp.srect, bp.g0, cols, rows, ox, oy, inv, *sweep,
-            np.empty(big, np.int64), np.empty(3 * big, np.int64))
+    args = (bp.layout, bp.g0, bp.geom, sweep, (np.empty(big, np.int64), np.empty(3 * big, np.int64)))
     marks = np.zeros(2, np.int64)
     m, tests = pairs_core(*args, np.empty((100_000, 2), np.int32), marks)
     ref = {tuple(p) for p in brute_force_pairs(boxes).tolist()}

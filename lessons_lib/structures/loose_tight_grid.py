@@ -19,18 +19,16 @@ array            shape, dtype       meaning
                                     loose cell ``(row, col)`` is ``row * cols + col``
 ``lcount``       (L,) int32         elements in each loose cell
 ``lrect``        (L, 4) float32     each loose cell's AABB, rounded outwards
-                                    (:func:`~lessons_lib.structures.loose_quadtree.f32_down`);
+                                    (:mod:`~lessons_lib.structures.loose_bounds`);
                                     ``[inf, inf, -inf, -inf]`` when empty
 ``lreg``         (L, 4) int32       the tight range ``(tc0, tr0, tc1, tr1)`` the loose
                                     cell is registered in (``-1`` row: nowhere)
 ``enext``        (slots,) int32     next slot of the same loose cell (-1 ends it)
 ``thead``        (T,) int32         first node of each tight cell's list (-1: empty)
 ``tnxt, tcell``  (p,) int32         the tight lists' node pool of
-                                    :mod:`lessons_lib.structures.grid_cells` (``elem`` = a
-                                    loose cell index), with ``tstate`` =
-                                    ``[nodes handed out, free head]``
-element table    (slots)            ``BroadPhase.elements``: id and float64 box
-*pairs layout*                      (:meth:`LooseTightGrid._split`, kept between calls)
+                                    :mod:`~lessons_lib.structures.grid_cells` (``elem`` =
+                                    a loose cell), with ``tstate = [USED, FREE]``
+*pairs layout*                      (:meth:`LooseTightGrid.lay_out`, kept between calls)
 ``px0 .. py1``   (slots,) float64   the boxes copied cell after cell (structure of
                                     arrays): *near* elements first, giants at the end
 ``ps``           (slots,) int32     the slot of each copied box
@@ -39,15 +37,14 @@ element table    (slots)            ``BroadPhase.elements``: id and float64 box
 ``srect``        (L, 4) float32     each cell's AABB of its near elements only
 ===============  =================  ================================================
 
-A loose cell costs 4 + 4 + 16 + 16 = 40 bytes for the index plus 4 + 16 for
-the pairs layout, and a tight cell 4; an element costs 4 bytes (``enext``)
-in the index, wherever it is and whatever its size, plus 36 bytes in the pairs
-layout (its coordinates copied in cell order, so that ``pairs`` streams
-contiguous memory instead of chasing list links). Loose and
-tight grids share the world's origin; a tight cell is ``tight_factor`` loose
-cells wide. Every cell map is the clamped floor of
-:func:`lessons_lib.structures.grid_cells.cell_of`, monotone, so a far-away element lands
-in a border cell and is still found.
+The kernels take ``loose = (lhead, lcount, lrect, lreg, enext)``, ``tight =
+(thead, tnxt, tcell, tstate)``, the loose grid's ``geom`` and the tight grid's
+``tgeom`` (same origin, cells ``tight_factor`` times wider), and
+``layout = (start, px0, py0, px1, py1, ps, srect)``. A loose cell costs 40 bytes
+for the index plus 20 for the pairs layout, a tight cell 4; an element costs 4
+bytes (``enext``) in the index, whatever its size, plus 36 in the pairs layout.
+Every cell map is the clamped floor of :func:`~lessons_lib.structures.grid_cells.cell_of`,
+monotone, so a far-away element lands in a border cell and is still found.
 
 Why every answer is exact and reported once
 -------------------------------------------
@@ -56,45 +53,39 @@ rectangle (which contains the element's box). Both lie in the tight grid's
 cell ranges, which overlap (monotone map), so some tight cell lists that loose
 cell and the query visits it. A loose cell registered in several tight cells
 is handled only in its *reference* tight cell: the one at
-``(max(tc0, query tc0), max(tr0, query tr0))``, which lies in both ranges
-(the technique of :mod:`lessons_lib.structures.grid_cells`). Each element lies in one
-loose cell, so it is tested once.
+``(max(tc0, query tc0), max(tr0, query tr0))``, which lies in both ranges.
+Each element lies in one loose cell, so it is tested once.
 
 ``pairs`` does not need the tight grid: it splits the elements by reach (the
-uniform-size trick of :mod:`lessons_lib.structures.point_grid`, with the loose cell as
-the bound). An element is **near** when its box stays within half a cell of
-its own loose cell (strictly), otherwise it is a **giant** (a few, in a
-scene of common-size agents). Two near elements that touch lie in the same
-or in neighbouring loose cells (each reaches less than half a cell out, so
-cells two apart never meet), so near pairs come from each cell with itself
-and with four of its eight neighbours (east; north-west, north and
-north-east, which are consecutive in memory: one run), each unordered pair
-of cells once. Each giant is tested against the near elements of the loose
-cells it can reach (one contiguous run per loose row), and the giants
-against each other by a sweep along the axis they spread most on. The
-near/giant split of each element is decided once, so every pair is found by
-exactly one of these parts.
+uniform-size trick of :mod:`~lessons_lib.structures.point_grid`, with the loose cell
+as the bound). An element is **near** when its box stays within half a cell of
+its own loose cell (strictly), otherwise it is a **giant**. Two near elements
+that touch lie in the same or in neighbouring loose cells, so near pairs come
+from each cell with itself and with four of its eight neighbours (east;
+north-west, north and north-east, consecutive in memory: one run). Each giant
+is tested against the near elements of the loose cells it can reach (one
+contiguous run per loose row), and the giants against each other by a sweep
+along the axis they spread most on. Each element is near or a giant once, so
+every pair is found by exactly one of these parts.
 
-Operations
-----------
-* insert: push the slot on the loose cell of its centre, grow that cell's
-  rectangle; if the rectangle now reaches tight cells it was not registered
-  in, re-register it (this is rare once the population has settled).
-* remove: unlink the slot and **refit** its loose cell's rectangle from the
-  few elements left (an empty cell leaves the tight grid).
-* update / ``update_many``: a move inside the same loose cell only grows the
-  rectangle; a move to another loose cell is a remove (with refit) and an
-  insert.
-* cleanup: refit every loose cell exactly and re-register those whose tight
-  range changed. Afterwards each rectangle is exactly the outward-rounded
-  union of its elements. Cleanup (and the bulk load) also lay the elements
-  out again for ``pairs``; any other change marks that layout stale and the
-  next ``pairs`` lays it out first.
+The steps
+---------
+* insert (:func:`insert_slots`): push the slot on the loose cell of its
+  centre, grow that cell's rectangle, re-register the cell if the rectangle
+  now reaches new tight cells (rare once the population has settled).
+* remove (:func:`remove_slots`): unlink the slot and **refit** its loose cell's
+  rectangle from the few elements left (an empty cell leaves the tight grid).
+* move (:func:`move_slots`): a move inside the same loose cell only grows the
+  rectangle; a move to another loose cell is a remove (with refit) and an insert.
+* query (:func:`query_core`), pairs (:func:`lay_out_cells`, :func:`pairs_core`).
+* cleanup (:func:`refit_all`, :func:`register_all`): refit every loose cell
+  exactly and re-register those whose tight range changed; also lays the
+  elements out again for ``pairs`` (any other change marks that layout stale).
 
 Memory is stable once the population is known: the grids are fixed, an
 element is one int32 in the index plus its place in the pairs layout (both
 sized by the element table's capacity), and only the tight lists' pool grows
-when a loose cell reaches into a new tight cell.
+(doubling) when loose cells reach into new tight cells.
 
 References
 ----------
@@ -109,16 +100,17 @@ import math
 
 import numpy as np
 
-from ..base import register, world_for
-from ..geometry import as_boxes
-from .grid_cells import cell_counts, cell_of, cell_of_centre, grow_pool, new_pool, pool_push, pool_unlink
+from ..base import register
+from ..core.boxes import overlaps, row_overlaps
 from ..core.jit import njit
 from ..core.params import check_int
+from .grid_cells import (USED, XMAX, XMIN, YMAX, YMIN, cell_counts, cell_of_centre, cell_span, cells_from_origin,
+                         grown_pool, new_lists, pool_full, pool_push, pool_unlink)
 from .loose_bounds import EMPTY_RECT, f32_down, f32_up, grow_rect, set_empty
 from .slot_lists import grown_slots, scan_slot_list, unlink_slot
 from .uniform_grid import DEFAULT_MAX_CELLS, FixedGrid, suggest_cell_size
 
-__all__ = ["LooseTightGrid", "DEFAULT_TIGHT_FACTOR", "LOOSE_CELL_FACTOR"]
+__all__ = ["LooseTightGrid", "DEFAULT_TIGHT_FACTOR", "LOOSE_CELL_FACTOR", "is_near", "pairs_core"]
 
 #: Loose cells per tight cell along each axis, by default.
 DEFAULT_TIGHT_FACTOR = 2
@@ -127,18 +119,19 @@ LOOSE_CELL_FACTOR = 4.0
 
 
 # ==========================================================================
-# Small helpers over one loose cell
+# One loose cell: its rectangle and its registration in the tight grid
 # ==========================================================================
-@njit
-def _inside(lrect, c, boxes, s):
+@njit(inline="always")
+def covers(lrect, c, boxes, s):
     """Does loose cell ``c``'s rectangle already cover ``boxes[s]``?"""
-    return (lrect[c, 0] <= boxes[s, 0] and lrect[c, 1] <= boxes[s, 1]
-            and boxes[s, 2] <= lrect[c, 2] and boxes[s, 3] <= lrect[c, 3])
+    return (lrect[c, XMIN] <= boxes[s, XMIN] and lrect[c, YMIN] <= boxes[s, YMIN]
+            and boxes[s, XMAX] <= lrect[c, XMAX] and boxes[s, YMAX] <= lrect[c, YMAX])
 
 
 @njit
-def _refit(lhead, enext, lrect, boxes, c):
+def refit(loose, boxes, c):
     """Recompute loose cell ``c``'s rectangle from its elements (empty: inverted)."""
+    lhead, lcount, lrect, lreg, enext = loose
     set_empty(lrect, c)
     s = lhead[c]
     while s != -1:
@@ -147,204 +140,164 @@ def _refit(lhead, enext, lrect, boxes, c):
 
 
 @njit
-def _tight_range(x0, y0, x1, y1, ox, oy, tinv, tcols, trows):
-    """Tight cell range ``(tc0, tr0, tc1, tr1)`` of a rectangle."""
-    return (cell_of(x0, ox, tinv, tcols), cell_of(y0, oy, tinv, trows),
-            cell_of(x1, ox, tinv, tcols), cell_of(y1, oy, tinv, trows))
+def register_cell(loose, tight, tgeom, c):
+    """Make loose cell ``c``'s registration match its rectangle's tight range; returns ``(tnxt, tcell)``.
 
-
-@njit
-def _register(lrect, lreg, thead, tnxt, tcell, tstate, c, ox, oy, tinv, tcols, trows):
-    """Make loose cell ``c``'s registration match its rectangle's tight range (unlink old, push new).
-
-    An empty cell is registered nowhere. The pool must have room for the new
-    range (checked by the caller); unlinking first returns nodes to the pool.
+    Unlinks it from the tight cells it leaves, pushes it on those it joins
+    (an empty cell is registered nowhere). The tight pool doubles when it
+    runs out of nodes, so the arrays returned may be new ones.
     """
-    if lrect[c, 0] > lrect[c, 2]:
-        a0, a1, a2, a3 = -1, -1, -1, -1
-    else:
-        a0, a1, a2, a3 = _tight_range(lrect[c, 0], lrect[c, 1], lrect[c, 2], lrect[c, 3], ox, oy, tinv, tcols, trows)
+    lhead, lcount, lrect, lreg, enext = loose
+    thead, tnxt, tcell, tstate = tight
+    tcols = tgeom[3]
+    a0, a1, a2, a3 = -1, -1, -1, -1
+    if lrect[c, XMIN] <= lrect[c, XMAX]:
+        a0, a1, a2, a3 = cell_span(tgeom, lrect[c, XMIN], lrect[c, YMIN], lrect[c, XMAX], lrect[c, YMAX])
     if a0 == lreg[c, 0] and a1 == lreg[c, 1] and a2 == lreg[c, 2] and a3 == lreg[c, 3]:
-        return
+        return tnxt, tcell
     if lreg[c, 0] != -1:
         for tr in range(lreg[c, 1], lreg[c, 3] + 1):
             for tc in range(lreg[c, 0], lreg[c, 2] + 1):
-                pool_unlink(thead, tr * tcols + tc, tnxt, tcell, tstate, c)
+                pool_unlink(thead, tnxt, tcell, tstate, tr * tcols + tc, c)
     lreg[c, 0], lreg[c, 1], lreg[c, 2], lreg[c, 3] = a0, a1, a2, a3
     if a0 != -1:
         for tr in range(a1, a3 + 1):
             for tc in range(a0, a2 + 1):
-                pool_push(thead, tr * tcols + tc, tnxt, tcell, tstate, c)
+                if pool_full(tnxt, tstate):
+                    tnxt, tcell = grown_pool(tnxt, tcell, tstate[USED] + 1)
+                pool_push(thead, tnxt, tcell, tstate, tr * tcols + tc, c)
+    return tnxt, tcell
 
 
-@njit
-def _grown_need(lrect, lreg, c, boxes, s, ox, oy, tinv, tcols, trows):
-    """Pool nodes a registration of ``c`` grown by ``boxes[s]`` would take (0 when it would not change)."""
-    x0, y0 = min(lrect[c, 0], f32_down(boxes[s, 0])), min(lrect[c, 1], f32_down(boxes[s, 1]))
-    x1, y1 = max(lrect[c, 2], f32_up(boxes[s, 2])), max(lrect[c, 3], f32_up(boxes[s, 3]))
-    a0, a1, a2, a3 = _tight_range(x0, y0, x1, y1, ox, oy, tinv, tcols, trows)
-    if a0 == lreg[c, 0] and a1 == lreg[c, 1] and a2 == lreg[c, 2] and a3 == lreg[c, 3]:
-        return 0
-    return (a2 - a0 + 1) * (a3 - a1 + 1)
+@njit(inline="always")
+def push_slot(loose, c, s):
+    """Put slot ``s`` at the front of loose cell ``c``'s list."""
+    lhead, lcount, lrect, lreg, enext = loose
+    enext[s] = lhead[c]
+    lhead[c] = s
+    lcount[c] += 1
 
 
 # ==========================================================================
-# Insert, remove, move: one kernel each over many slots
+# The steps: insert, remove, move, cleanup, query
 # ==========================================================================
 @njit
-def _unlink_slot(lhead, lcount, enext, c, s):
-    """Take slot ``s`` out of loose cell ``c``'s list; returns 1 if found."""
-    found = unlink_slot(lhead, c, enext, s)
-    lcount[c] -= found
-    return found
-
-
-@njit
-def _insert_run(lhead, lcount, lrect, lreg, enext, thead, tnxt, tcell, tstate, boxes, slots, start,
-                ox, oy, inv, cols, rows, tinv, tcols, trows):
-    """Insert ``slots[start:]``; returns where it stopped.
-
-    Stops, before touching slot ``k``, when the tight lists' pool lacks fresh
-    nodes for the registration slot ``k`` would need (the caller grows the
-    pool and calls again from ``k``). No array is allocated here.
-    """
-    for k in range(start, slots.shape[0]):
+def insert_slots(loose, tight, geom, tgeom, boxes, slots):
+    """Insert: each slot into the loose cell of its centre, whose rectangle grows; returns ``(tnxt, tcell)``."""
+    thead, tnxt, tcell, tstate = tight
+    for k in range(slots.shape[0]):
         s = slots[k]
-        c = cell_of_centre(boxes, s, ox, oy, inv, cols, rows)
-        if _grown_need(lrect, lreg, c, boxes, s, ox, oy, tinv, tcols, trows) > tnxt.shape[0] - tstate[0]:
-            return k
-        enext[s] = lhead[c]
-        lhead[c] = s
-        lcount[c] += 1
-        grow_rect(lrect, c, boxes, s)
-        _register(lrect, lreg, thead, tnxt, tcell, tstate, c, ox, oy, tinv, tcols, trows)
-    return slots.shape[0]
+        c = cell_of_centre(geom, boxes, s)
+        push_slot(loose, c, s)
+        grow_rect(loose[2], c, boxes, s)
+        tnxt, tcell = register_cell(loose, (thead, tnxt, tcell, tstate), tgeom, c)
+    return tnxt, tcell
 
 
 @njit
-def _remove_run(lhead, lcount, lrect, lreg, enext, thead, tnxt, tcell, tstate, boxes, slots, old,
-                ox, oy, inv, cols, rows, tinv, tcols, trows):
-    """Unlink each ``slots[k]`` (whose box is ``old[k]``) and refit its loose cell; returns the number found.
+def remove_slots(loose, tight, geom, tgeom, boxes, slots, old):
+    """Remove: unlink each ``slots[k]`` (whose box is ``old[k]``) and refit its loose cell; returns the number found.
 
-    A refit only shrinks a rectangle, so re-registering needs no fresh pool nodes.
+    A refit only shrinks a rectangle, so the tight pool never grows here.
     """
+    lhead, lcount, lrect, lreg, enext = loose
     found = 0
     for k in range(slots.shape[0]):
-        c = cell_of_centre(old, k, ox, oy, inv, cols, rows)
-        found += _unlink_slot(lhead, lcount, enext, c, slots[k])
-        _refit(lhead, enext, lrect, boxes, c)
-        _register(lrect, lreg, thead, tnxt, tcell, tstate, c, ox, oy, tinv, tcols, trows)
+        c = cell_of_centre(geom, old, k)
+        hit = unlink_slot(lhead, c, enext, slots[k])
+        lcount[c] -= hit
+        found += hit
+        refit(loose, boxes, c)
+        register_cell(loose, tight, tgeom, c)
     return found
 
 
 @njit
-def _move_run(lhead, lcount, lrect, lreg, enext, thead, tnxt, tcell, tstate, boxes, slots, old, start,
-              ox, oy, inv, cols, rows, tinv, tcols, trows):
-    """Move ``slots[start:]`` from ``old`` boxes to ``boxes[slots]`` (written); returns ``(stop, changed cell)``.
+def move_slots(loose, tight, geom, tgeom, boxes, slots, old):
+    """Move ``slots[k]`` from the box ``old[k]`` to ``boxes[slots[k]]`` (written); returns ``(tnxt, tcell, changed)``.
 
     Same loose cell: grow its rectangle (stale growth waits for cleanup).
     Another loose cell: unlink, refit the old cell, push on the new one.
-    Stops like :func:`_insert_run` when the pool lacks fresh nodes. The
-    refit of the old cell reads the element table, which already holds the
-    *new* boxes of elements later in ``slots``, so it may grow instead of
-    shrink: a reserve of one whole tight grid (``tcols * trows`` nodes) is
-    kept for it.
+    ``changed``: the elements that changed loose cell.
     """
+    lhead, lcount, lrect, lreg, enext = loose
+    thead, tnxt, tcell, tstate = tight
     changed = 0
-    reserve = tcols * trows
-    for k in range(start, slots.shape[0]):
+    for k in range(slots.shape[0]):
         s = slots[k]
-        c_new = cell_of_centre(boxes, s, ox, oy, inv, cols, rows)
-        c_old = cell_of_centre(old, k, ox, oy, inv, cols, rows)
-        if c_old == c_new and _inside(lrect, c_new, boxes, s):
+        c_new = cell_of_centre(geom, boxes, s)
+        c_old = cell_of_centre(geom, old, k)
+        if c_old == c_new and covers(lrect, c_new, boxes, s):
             continue  # the common case of a small step: nothing to do
-        need = _grown_need(lrect, lreg, c_new, boxes, s, ox, oy, tinv, tcols, trows)
-        if need + reserve > tnxt.shape[0] - tstate[0]:  # the reserve also covers the old cell's refit
-            return k, changed
         if c_old != c_new:
             changed += 1
-            _unlink_slot(lhead, lcount, enext, c_old, s)
-            _refit(lhead, enext, lrect, boxes, c_old)
-            _register(lrect, lreg, thead, tnxt, tcell, tstate, c_old, ox, oy, tinv, tcols, trows)
-            enext[s] = lhead[c_new]
-            lhead[c_new] = s
-            lcount[c_new] += 1
+            lcount[c_old] -= unlink_slot(lhead, c_old, enext, s)
+            refit(loose, boxes, c_old)
+            tnxt, tcell = register_cell(loose, (thead, tnxt, tcell, tstate), tgeom, c_old)
+            push_slot(loose, c_new, s)
         grow_rect(lrect, c_new, boxes, s)
-        if need > 0:
-            _register(lrect, lreg, thead, tnxt, tcell, tstate, c_new, ox, oy, tinv, tcols, trows)
-    return slots.shape[0], changed
+        tnxt, tcell = register_cell(loose, (thead, tnxt, tcell, tstate), tgeom, c_new)
+    return tnxt, tcell, changed
 
 
 @njit
-def _build_cells(lhead, lcount, lrect, enext, boxes, slots, ox, oy, inv, cols, rows):
-    """Bulk load, first half: lists (in slot order) and exact rectangles. Returns tight nodes needed later."""
+def build_cells(loose, geom, boxes, slots):
+    """Bulk load, first half: the lists (in slot order) and exact rectangles (registration follows)."""
     for k in range(slots.shape[0] - 1, -1, -1):
         s = slots[k]
-        c = cell_of_centre(boxes, s, ox, oy, inv, cols, rows)
-        enext[s] = lhead[c]
-        lhead[c] = s
-        lcount[c] += 1
-        grow_rect(lrect, c, boxes, s)
+        c = cell_of_centre(geom, boxes, s)
+        push_slot(loose, c, s)
+        grow_rect(loose[2], c, boxes, s)
 
 
 @njit
-def _registration_need(lrect, lreg, ox, oy, tinv, tcols, trows):
-    """Fresh pool nodes :func:`_register_all` may take: the tight ranges of cells whose range changes."""
-    need = 0
-    for c in range(lrect.shape[0]):
-        if lrect[c, 0] > lrect[c, 2]:
-            continue
-        a0, a1, a2, a3 = _tight_range(lrect[c, 0], lrect[c, 1], lrect[c, 2], lrect[c, 3], ox, oy, tinv, tcols, trows)
-        if a0 != lreg[c, 0] or a1 != lreg[c, 1] or a2 != lreg[c, 2] or a3 != lreg[c, 3]:
-            need += (a2 - a0 + 1) * (a3 - a1 + 1)
-    return need
+def register_all(loose, tight, tgeom):
+    """Cleanup (and bulk load), second half: re-register every loose cell; returns ``(tnxt, tcell)``."""
+    thead, tnxt, tcell, tstate = tight
+    for c in range(loose[0].shape[0]):
+        tnxt, tcell = register_cell(loose, (thead, tnxt, tcell, tstate), tgeom, c)
+    return tnxt, tcell
 
 
 @njit
-def _register_all(lrect, lreg, thead, tnxt, tcell, tstate, ox, oy, tinv, tcols, trows):
-    for c in range(lrect.shape[0]):
-        _register(lrect, lreg, thead, tnxt, tcell, tstate, c, ox, oy, tinv, tcols, trows)
-
-
-@njit
-def _refit_all(alive, n_used, lrect, boxes, ox, oy, inv, cols, rows):
+def refit_all(loose, alive, n_used, boxes, geom):
     """Cleanup, first half: every loose cell's rectangle recomputed from its elements.
 
     Walks the element table in slot order (contiguous reads) rather than
     the cell lists (scattered reads): each live slot grows the rectangle of
     its centre's cell.
     """
+    lrect = loose[2]
     for c in range(lrect.shape[0]):
         set_empty(lrect, c)
     for s in range(n_used):
         if alive[s]:
-            grow_rect(lrect, cell_of_centre(boxes, s, ox, oy, inv, cols, rows), boxes, s)
+            grow_rect(lrect, cell_of_centre(geom, boxes, s), boxes, s)
 
 
-# ==========================================================================
-# Query and pairs
-# ==========================================================================
 @njit
-def _query_core(lhead, lrect, lreg, enext, thead, tnxt, tcell, boxes, q0, q1, q2, q3,
-                ox, oy, tinv, tcols, trows, out):
-    """Slots meeting the closed box ``q`` written to ``out`` while it has room.
+def query_core(loose, tight, tgeom, boxes, q, out):
+    """Query: slots meeting the closed box ``q`` written to ``out`` while it has room.
 
     Returns ``(found, loose cells visited, elements tested)``; ``found`` may
     exceed ``out.shape[0]`` (the caller re-runs with a larger ``out``).
     """
-    qc0, qr0, qc1, qr1 = _tight_range(q0, q1, q2, q3, ox, oy, tinv, tcols, trows)
+    lhead, lcount, lrect, lreg, enext = loose
+    thead, tnxt, tcell, tstate = tight
+    q0, q1, q2, q3 = q[XMIN], q[YMIN], q[XMAX], q[YMAX]
+    qc0, qr0, qc1, qr1 = cell_span(tgeom, q0, q1, q2, q3)
     m = 0
     cells = 0
     tested = 0
     for tr in range(qr0, qr1 + 1):
         for tc in range(qc0, qc1 + 1):
-            node = thead[tr * tcols + tc]
+            node = thead[tr * tgeom[3] + tc]
             while node != -1:
                 c = tcell[node]
                 node = tnxt[node]
                 if max(lreg[c, 0], qc0) != tc or max(lreg[c, 1], qr0) != tr:
                     continue  # handled in its reference tight cell
-                if not (lrect[c, 0] <= q2 and q0 <= lrect[c, 2] and lrect[c, 1] <= q3 and q1 <= lrect[c, 3]):
+                if not row_overlaps(lrect, c, q0, q1, q2, q3):
                     continue
                 cells += 1
                 m, t = scan_slot_list(lhead[c], enext, boxes, q0, q1, q2, q3, out, m)
@@ -352,6 +305,9 @@ def _query_core(lhead, lrect, lreg, enext, thead, tnxt, tcell, boxes, q0, q1, q2
     return m, cells, tested
 
 
+# ==========================================================================
+# Pairs: near elements cell by cell, giants apart
+# ==========================================================================
 @njit(inline="always")
 def is_near(b0, b1, b2, b3, c, cols, ox, oy, size):
     """Does the box lie strictly inside loose cell ``c`` grown by half a cell on every side?"""
@@ -362,21 +318,19 @@ def is_near(b0, b1, b2, b3, c, cols, ox, oy, size):
 
 
 @njit
-def _split_cells(lhead, enext, boxes, ox, oy, size, cols, start, px0, py0, px1, py1, ps, srect):
-    """Copy the elements, cell after cell, into ``px0 .. py1`` (float64) and ``ps`` (int32 slots): near ones first.
+def lay_out_cells(lhead, enext, boxes, geom, size, layout):
+    """Copy the elements, cell after cell, into the pairs layout: near ones first, giants at the back.
 
     An element of loose cell ``(row, col)`` is **near** when its box lies
-    strictly inside the cell grown by half a cell on every side,
-    ``ox + (col - 0.5) * size < x0`` and ``x1 < ox + (col + 1.5) * size``
-    (same for y); the others are **giants**. Near elements go to the front,
-    cell after cell: ``start`` (L + 1,) receives the offsets (cell ``c``'s
-    are ``start[c] .. start[c + 1] - 1``) and ``srect`` (L, 4) float32 the
-    union of each cell's near boxes, rounded outwards (inverted when none).
-    Giants go to the back, ``px0.shape[0] - g .. px0.shape[0] - 1``. One
-    pass of scattered reads of the element table; the pair search then
-    streams contiguous coordinate arrays (structure of arrays). Returns
-    ``g``, the number of giants.
+    strictly inside the cell grown by half a cell on every side; the others
+    are **giants**. ``start`` receives the offsets of each cell's near
+    elements and ``srect`` the union of each cell's near boxes, rounded
+    outwards (inverted when none). One pass of scattered reads of the element
+    table; the pair search then streams contiguous coordinate arrays
+    (structure of arrays). Returns the number of giants.
     """
+    start, px0, py0, px1, py1, ps, srect = layout
+    ox, oy, inv, cols, rows = geom
     m = 0
     g = 0
     top = px0.shape[0] - 1
@@ -385,7 +339,7 @@ def _split_cells(lhead, enext, boxes, ox, oy, size, cols, start, px0, py0, px1, 
         r0, r1, r2, r3 = np.inf, np.inf, -np.inf, -np.inf
         s = lhead[c]
         while s != -1:
-            b0, b1, b2, b3 = boxes[s, 0], boxes[s, 1], boxes[s, 2], boxes[s, 3]
+            b0, b1, b2, b3 = boxes[s, XMIN], boxes[s, YMIN], boxes[s, XMAX], boxes[s, YMAX]
             if is_near(b0, b1, b2, b3, c, cols, ox, oy, size):
                 w = m
                 m += 1
@@ -405,21 +359,22 @@ def _split_cells(lhead, enext, boxes, ox, oy, size, cols, start, px0, py0, px1, 
 
 
 @njit(inline="always")
-def _one_vs_run(si, x0, y0, x1, y1, b0, b1, px0, py0, px1, py1, ps, out, m):
+def _one_vs_run(layout, si, x0, y0, x1, y1, b0, b1, out, m):
     """Test the box ``x0 .. y1`` of slot ``si`` against the run ``b0 .. b1 - 1``; returns the new ``m``.
 
     Branch-free when ``out`` has room for the whole run (every candidate is
     written, the cursor advances on a hit, as in the compiled brute force);
     otherwise it only counts past the end.
     """
+    px0, py0, px1, py1, ps = layout[1], layout[2], layout[3], layout[4], layout[5]
     if m + (b1 - b0) <= out.shape[0]:
         for j in range(b0, b1):
             out[m, 0] = si
             out[m, 1] = ps[j]
-            m += (px0[j] <= x1) & (x0 <= px1[j]) & (py0[j] <= y1) & (y0 <= py1[j])
+            m += overlaps(x0, y0, x1, y1, px0[j], py0[j], px1[j], py1[j])
         return m
     for j in range(b0, b1):
-        if px0[j] <= x1 and x0 <= px1[j] and py0[j] <= y1 and y0 <= py1[j]:
+        if overlaps(x0, y0, x1, y1, px0[j], py0[j], px1[j], py1[j]):
             if m < out.shape[0]:
                 out[m, 0] = si
                 out[m, 1] = ps[j]
@@ -428,35 +383,38 @@ def _one_vs_run(si, x0, y0, x1, y1, b0, b1, px0, py0, px1, py1, ps, out, m):
 
 
 @njit(inline="always")
-def _reaching(r0, r1, x0, y0, x1, y1, px0, py0, px1, py1, idx):
+def _reaching(layout, r0, r1, x0, y0, x1, y1, idx):
     """Write to ``idx`` the positions in ``r0 .. r1 - 1`` whose boxes meet ``[x0, y0, x1, y1]``; returns how many.
 
     Branch-free (every position is written, the count advances on a hit):
     whether an element reaches a neighbouring cell is a coin flip a branch
     would mispredict.
     """
+    px0, py0, px1, py1 = layout[1], layout[2], layout[3], layout[4]
     k = 0
     for i in range(r0, r1):
         idx[k] = i
-        k += (px0[i] <= x1) & (x0 <= px1[i]) & (py0[i] <= y1) & (y0 <= py1[i])
+        k += overlaps(px0[i], py0[i], px1[i], py1[i], x0, y0, x1, y1)
     return k
 
 
 @njit(inline="always")
-def _cross_runs(a0, a1, b0, b1, ax0, ay0, ax1, ay1, bx0, by0, bx1, by1, px0, py0, px1, py1, ps, ia, ib, out, m):
-    """Pairs between the near elements ``a0 .. a1 - 1`` (rectangle ``a``) and ``b0 .. b1 - 1`` (rectangle ``b``).
+def _cross_runs(layout, a0, a1, b0, b1, ra, rb, scratch, out, m):
+    """Pairs between the near elements ``a0 .. a1 - 1`` (rectangle ``ra``) and ``b0 .. b1 - 1`` (rectangle ``rb``).
 
     Only the elements of each side that reach the other side's rectangle
     are kept (two branch-free passes), then every kept pair is tested:
     across a cell border only a few elements on each side come close.
     Returns ``(m, tests)``.
     """
-    if b0 == b1 or not ((bx0 <= ax1) & (ax0 <= bx1) & (by0 <= ay1) & (ay0 <= by1)):
+    px0, py0, px1, py1, ps = layout[1], layout[2], layout[3], layout[4], layout[5]
+    ia, ib = scratch
+    if b0 == b1 or not overlaps(ra[0], ra[1], ra[2], ra[3], rb[0], rb[1], rb[2], rb[3]):
         return m, 0
-    ka = _reaching(a0, a1, bx0, by0, bx1, by1, px0, py0, px1, py1, ia)
+    ka = _reaching(layout, a0, a1, rb[0], rb[1], rb[2], rb[3], ia)
     if ka == 0:
         return m, 0
-    kb = _reaching(b0, b1, ax0, ay0, ax1, ay1, px0, py0, px1, py1, ib)
+    kb = _reaching(layout, b0, b1, ra[0], ra[1], ra[2], ra[3], ib)
     if kb == 0:
         return m, 0
     full = m + ka * kb > out.shape[0]
@@ -466,7 +424,7 @@ def _cross_runs(a0, a1, b0, b1, ax0, ay0, ax1, ay1, bx0, by0, bx1, by1, px0, py0
         si = ps[i]
         for v in range(kb):
             j = ib[v]
-            hit = (px0[j] <= x1) & (x0 <= px1[j]) & (py0[j] <= y1) & (y0 <= py1[j])
+            hit = overlaps(x0, y0, x1, y1, px0[j], py0[j], px1[j], py1[j])
             if not full:
                 out[m, 0] = si
                 out[m, 1] = ps[j]
@@ -480,7 +438,7 @@ def _cross_runs(a0, a1, b0, b1, ax0, ay0, ax1, ay1, bx0, by0, bx1, by1, px0, py0
 
 
 @njit(inline="always")
-def _span(lo, hi, origin, inv, n):
+def _near_span(lo, hi, origin, inv, n):
     """Loose cells ``c0 .. c1`` along one axis whose near elements may meet ``[lo, hi]`` (clamped; may be empty).
 
     Near elements of cell ``c`` lie strictly inside ``(c - 0.5, c + 1.5)``
@@ -488,13 +446,24 @@ def _span(lo, hi, origin, inv, n):
     (hi - origin) / size + 0.5`` matter (the bounds are widened by a
     millionth of a cell against rounding).
     """
-    t0 = min(max((lo - origin) * inv - 1.500001, 0.0), n - 1.0)
-    t1 = min(max((hi - origin) * inv + 0.500001, 0.0), n - 1.0)
+    t0 = min(max(cells_from_origin(lo, origin, inv) - 1.500001, 0.0), n - 1.0)
+    t1 = min(max(cells_from_origin(hi, origin, inv) + 0.500001, 0.0), n - 1.0)
     return int(t0), int(t1)
 
 
+@njit(inline="always")
+def _rect(srect, a):
+    return srect[a, 0], srect[a, 1], srect[a, 2], srect[a, 3]
+
+
+@njit(inline="always")
+def _rect_meets(srect, a, x0, y0, x1, y1):
+    """Does the near rectangle of cell ``a`` meet the box ``[x0, y0, x1, y1]``?"""
+    return overlaps(srect[a, 0], srect[a, 1], srect[a, 2], srect[a, 3], x0, y0, x1, y1)
+
+
 @njit
-def _sort_by_partner(out, t0, t1, hw, cnt, tmp):
+def sort_by_partner(out, t0, t1, hw, cnt, tmp):
     """Stable counting sort of the rows ``t0 .. t1 - 1`` of ``out`` by column 1 (a slot below ``hw``).
 
     The giant rows ``(giant, near element)`` come out giant by giant, each
@@ -521,30 +490,32 @@ def _sort_by_partner(out, t0, t1, hw, cnt, tmp):
 
 
 @njit
-def pairs_core(start, px0, py0, px1, py1, ps, srect, g0, cols, rows, ox, oy, inv, sa0, sa1, sb0, sb1, ia, ib, out,
-                marks):
+def pairs_core(layout, g0, geom, sweep, scratch, out, marks):
     """Every intersecting slot pair once, written to ``out`` while it has room; returns ``(pairs found, box tests)``.
 
     The rows of ``out`` are trusted only when the count returned is *below*
     its size (a full ``out`` may end with a rejected candidate): the caller
     runs again with a larger one. Nothing is written past its end.
 
-    Input from :func:`_split_cells`. Four parts, each pair in exactly one:
+    Input from :func:`lay_out_cells` (giants at positions ``g0 ..``). Four
+    parts, each pair in exactly one:
 
     1. near-near inside a loose cell: every two near elements of the cell;
     2. near-near across cells: two near elements that touch lie in
        neighbouring loose cells (each reaches less than half a cell beyond
-       its own, so cells two apart never meet), so each cell is joined with four
-       of its eight neighbours (east, north-west, north, north-east): every
-       neighbouring pair once;
+       its own), so each cell is joined with four of its eight neighbours
+       (east, north-west, north, north-east): every neighbouring pair once;
     3. giant-near: each giant against the near elements of the loose cells
-       it can reach (:func:`_span`), one contiguous run per loose row, its
-       ends trimmed to the cells whose near rectangles meet the giant;
-    4. giant-giant: a sweep over the giants (positions ``g0 ..``) along the
-       axis they are sorted on: ``sa0, sa1`` are its lower and upper
-       coordinate arrays (``px0, px1`` or ``py0, py1``), ``sb0, sb1`` the
-       other axis's.
+       it can reach (:func:`_near_span`), one contiguous run per loose row,
+       its ends trimmed to the cells whose near rectangles meet the giant;
+    4. giant-giant: a sweep over the giants along the axis they are sorted
+       on: ``sweep = (lo, hi, other lo, other hi)`` coordinate arrays.
+
+    ``marks`` receives the rows where parts 3 and 4 begin.
     """
+    start, px0, py0, px1, py1, ps, srect = layout
+    ox, oy, inv, cols, rows = geom
+    sa0, sa1, sb0, sb1 = sweep
     m = 0
     tests = 0
     cap = out.shape[0]
@@ -557,42 +528,37 @@ def pairs_core(start, px0, py0, px1, py1, ps, srect, g0, cols, rows, ox, oy, inv
                 continue
             for i in range(a0, a1):  # 1. inside the loose cell
                 tests += a1 - i - 1
-                m = _one_vs_run(ps[i], px0[i], py0[i], px1[i], py1[i], i + 1, a1, px0, py0, px1, py1, ps, out, m)
+                m = _one_vs_run(layout, ps[i], px0[i], py0[i], px1[i], py1[i], i + 1, a1, out, m)
             # 2. with its neighbouring loose cells
             if c + 1 < cols:  # east
-                m, t = _cross_runs(a0, a1, start[a + 1], start[a + 2], srect[a, 0], srect[a, 1], srect[a, 2],
-                                   srect[a, 3], srect[a + 1, 0], srect[a + 1, 1], srect[a + 1, 2], srect[a + 1, 3],
-                                   px0, py0, px1, py1, ps, ia, ib, out, m)
+                m, t = _cross_runs(layout, a0, a1, start[a + 1], start[a + 2], _rect(srect, a), _rect(srect, a + 1),
+                                   scratch, out, m)
                 tests += t
             if r + 1 < rows:  # north-west, north, north-east: consecutive cells, so one contiguous run
                 b0, b1 = a + cols - (c > 0), a + cols + (c + 1 < cols)
-                x0, y0, x1, y1 = srect[b0, 0], srect[b0, 1], srect[b0, 2], srect[b0, 3]
+                x0, y0, x1, y1 = _rect(srect, b0)
                 for b in range(b0 + 1, b1 + 1):
                     x0, y0 = min(x0, srect[b, 0]), min(y0, srect[b, 1])
                     x1, y1 = max(x1, srect[b, 2]), max(y1, srect[b, 3])
-                m, t = _cross_runs(a0, a1, start[b0], start[b1 + 1], srect[a, 0], srect[a, 1], srect[a, 2],
-                                   srect[a, 3], x0, y0, x1, y1, px0, py0, px1, py1, ps, ia, ib, out, m)
+                m, t = _cross_runs(layout, a0, a1, start[b0], start[b1 + 1], _rect(srect, a), (x0, y0, x1, y1),
+                                   scratch, out, m)
                 tests += t
     marks[0] = m
     for g in range(g0, n):  # 3. giants against the near elements they reach, one contiguous run per loose row
         x0, y0, x1, y1 = px0[g], py0[g], px1[g], py1[g]
-        sg = ps[g]
-        c0, c1 = _span(x0, x1, ox, inv, cols)
-        r0, r1 = _span(y0, y1, oy, inv, rows)
+        c0, c1 = _near_span(x0, x1, ox, inv, cols)
+        r0, r1 = _near_span(y0, y1, oy, inv, rows)
         for r in range(r0, r1 + 1):
             a0, a1 = r * cols + c0, r * cols + c1
             # trim the row's end cells whose near rectangles miss the giant
-            while a0 <= a1 and not ((srect[a0, 0] <= x1) & (x0 <= srect[a0, 2]) & (srect[a0, 1] <= y1)
-                                    & (y0 <= srect[a0, 3])):
+            while a0 <= a1 and not _rect_meets(srect, a0, x0, y0, x1, y1):
                 a0 += 1
-            while a1 > a0 and not ((srect[a1, 0] <= x1) & (x0 <= srect[a1, 2]) & (srect[a1, 1] <= y1)
-                                   & (y0 <= srect[a1, 3])):
+            while a1 > a0 and not _rect_meets(srect, a1, x0, y0, x1, y1):
                 a1 -= 1
             if a0 > a1:
                 continue
-            b0, b1 = start[a0], start[a1 + 1]
-            tests += b1 - b0
-            m = _one_vs_run(sg, x0, y0, x1, y1, b0, b1, px0, py0, px1, py1, ps, out, m)
+            tests += start[a1 + 1] - start[a0]
+            m = _one_vs_run(layout, ps[g], x0, y0, x1, y1, start[a0], start[a1 + 1], out, m)
     marks[1] = m
     for i in range(g0, n):  # 4. giants against each other: a sweep, they are sorted by sa0
         a1, b0, b1 = sa1[i], sb0[i], sb1[i]
@@ -646,25 +612,34 @@ class LooseTightGrid(FixedGrid):
     Raises
     ------
     ValueError
-        A bad world, cell size, ``tight_factor`` or ``max_cells``.
+        A bad world, cell size (also below about 5.6e-309), ``tight_factor``
+        or ``max_cells``.
 
     Notes
     -----
+    Coordinates: any finite float; far elements clamp into the border cells,
+    and loose rectangles are float32 rounded outwards, so beyond the float32
+    range (3.4e38) they reach to infinity (still exact answers, slower).
+
     Insert O(1) (plus a re-registration when a rectangle reaches a new tight
     cell); remove O(elements of the loose cell); query O(tight cells covered
     + loose cells listed there + their elements); pairs O(loose cells +
-    tests), the tests being the near elements of each cell against each
-    other and against those of neighbouring cells that come close, each
-    giant against the near elements of the cells it reaches, and a sweep of
-    the giants (plus an O(n) layout when the elements changed since the last
-    one). Memory: 60 bytes per loose cell, 4 per tight cell, 8 per tight
-    list node, 40 per element slot (4 of index, 36 of pairs layout), plus
-    the shared element table (41 bytes per slot).
+    tests), plus an O(n) layout when the elements changed since the last one.
+    Memory: 60 bytes per loose cell, 4 per tight cell, 8 per tight list node,
+    40 per element slot (4 of index, 36 of pairs layout), plus the shared
+    element table (41 bytes per slot). The double grid is the one of the
+    quadtree answer set [SO-quadtree].
 
-    References
-    ----------
-    The quadtree answer set [SO-quadtree], "Loose/tight
-    double grid with 500k agents".
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lessons_lib import LooseTightGrid
+    >>> g = LooseTightGrid(world=[0, 0, 80, 60], cell_size=10, tight_factor=2)
+    >>> g.insert(0, [12, 12, 16, 15]); g.insert(1, [45, 20, 75, 28]); g.insert(2, [15, 14, 19, 18])
+    >>> g.pairs().tolist(), g.query([60, 25, 61, 26]).tolist()
+    ([[0, 2]], [1])
+    >>> g.listed_in(3, 1)  # element 1's loose cell (22) reaches into the tight cell (3, 1)
+    [22]
     """
 
     def __init__(self, *, world=None, cell_size=None, tight_factor: int = DEFAULT_TIGHT_FACTOR,
@@ -673,32 +648,33 @@ class LooseTightGrid(FixedGrid):
         self.tight_factor = check_int("tight_factor", tight_factor, 1, 64)
         self.tcols = math.ceil(self.cols / self.tight_factor)
         self.trows = math.ceil(self.rows / self.tight_factor)
-        self._tinv = self._inv / self.tight_factor
+        ox, oy, inv = self.geom[:3]
+        #: The tight grid's ``(ox, oy, inv, tcols, trows)``: same origin, cells ``tight_factor`` times wider.
+        self.tgeom = (ox, oy, inv / self.tight_factor, self.tcols, self.trows)
         L = self.rows * self.cols
         self.lhead = np.full(L, -1, dtype=np.int32)
         self.lcount = np.zeros(L, dtype=np.int32)
         self.lrect = np.tile(EMPTY_RECT, (L, 1))
         self.lreg = np.full((L, 4), -1, dtype=np.int32)
         self.enext = np.full(16, -1, dtype=np.int32)
-        self.thead = np.full(self.trows * self.tcols, -1, dtype=np.int32)
-        self.tnxt, self.tcell, self.tstate = new_pool(max(16, L // 2))
+        self.thead, self.tnxt, self.tcell, self.tstate = new_lists(self.trows * self.tcols, max(16, L // 2))
         self._out = np.empty(64, dtype=np.int64)
-        # The layout pairs() reads (see _split): near elements in cell order, then the giants.
+        # The layout pairs() reads (see lay_out): near elements in cell order, then the giants.
         self.start = np.zeros(L + 1, dtype=np.int32)
         self.srect = np.tile(EMPTY_RECT, (L, 1))
         self.px0, self.py0, self.px1, self.py1 = (np.empty(0, dtype=np.float64) for _ in range(4))
         self.ps = np.empty(0, dtype=np.int32)
         self.g0 = 0
         self._sweep_y = False  # the giants are sorted by y0 (else x0) for their sweep
-        self._split_ok = False
+        self._laid_out = False
         self._pair_hint = 1024
         self.last_query_tests = 0
         self.last_pair_tests = 0
         self.last_changed_cells = 0
 
     @classmethod
-    def from_boxes(cls, boxes, **params) -> "LooseTightGrid":
-        """Bulk load ``boxes`` under ids ``0 .. n-1``; loose cells default to 4x the typical box size.
+    def suggested_cell_size(cls, boxes, params) -> float:
+        """Loose cells four times the typical box size (:data:`LOOSE_CELL_FACTOR`).
 
         Why larger cells than a uniform grid's (2x): an element sits in one
         loose cell whatever its size, so large cells cost no duplicates, and
@@ -709,106 +685,69 @@ class LooseTightGrid(FixedGrid):
         size; on ``random`` 3 times is about 15 % faster than 4 (not needed
         for the lesson's goals; 4 keeps the loose grid small).
         """
-        if params.get("cell_size") is None:
-            b = as_boxes(boxes)
-            if params.get("world") is None:
-                params["world"] = world_for(b)
-            params["cell_size"] = suggest_cell_size(b, params["world"], factor=LOOSE_CELL_FACTOR,
-                                                    max_cells=params.get("max_cells", DEFAULT_MAX_CELLS))
-            boxes = b
-        return super().from_boxes(boxes, **params)
-
-    # -- geometry -------------------------------------------------------
-    @property
-    def _tgeom(self):
-        return float(self.world[0]), float(self.world[1]), self._tinv, self.tcols, self.trows
+        return suggest_cell_size(boxes, params["world"], factor=LOOSE_CELL_FACTOR,
+                                 max_cells=params.get("max_cells", DEFAULT_MAX_CELLS))
 
     @property
     def tight_cell_size(self) -> float:
         """Side of a tight cell, world units."""
         return self.cell_size * self.tight_factor
 
-    def _arrays(self):
-        return (self.lhead, self.lcount, self.lrect, self.lreg, self.enext, self.thead, self.tnxt, self.tcell,
-                self.tstate)
+    @property
+    def loose(self):
+        """``(lhead, lcount, lrect, lreg, enext)``, as the kernels take them."""
+        return self.lhead, self.lcount, self.lrect, self.lreg, self.enext
 
-    def _fit_slots(self) -> None:
-        self.enext = grown_slots(self.enext, self.elements.capacity)
+    @property
+    def tight(self):
+        """``(thead, tnxt, tcell, tstate)``, as the kernels take them."""
+        return self.thead, self.tnxt, self.tcell, self.tstate
 
-    def _grow_pool(self, extra: int) -> None:
-        """Room for ``extra`` more fresh tight list nodes beyond the ones in use (at least 1.5x growth)."""
-        self.tnxt, self.tcell = grow_pool(self.tnxt, self.tcell, self.tstate, max(int(extra), len(self.tnxt) // 2 + 1))
+    @property
+    def layout(self):
+        """``(start, px0, py0, px1, py1, ps, srect)``: the pairs layout, as the kernels take it."""
+        return self.start, self.px0, self.py0, self.px1, self.py1, self.ps, self.srect
 
-    # -- insert ---------------------------------------------------------
+    # -- hooks: each calls one step ---------------------------------------
     def _insert(self, slot, box):
-        self._insert_slots(np.array([slot], dtype=np.int64))
-
-    def _insert_slots(self, slots):
-        self._fit_slots()
-        self._split_ok = False
-        k = 0
-        while True:
-            k = _insert_run(*self._arrays(), self.elements.boxes, slots, k, *self._geom, *self._tgeom[2:])
-            if k == len(slots):
-                return
-            self._grow_pool(self.trows * self.tcols)
+        self.enext = grown_slots(self.enext, self.elements.capacity)
+        self._laid_out = False
+        self.tnxt, self.tcell = insert_slots(self.loose, self.tight, self.geom, self.tgeom, self.elements.boxes,
+                                             np.array([slot], dtype=np.int64))
 
     def _build(self, slots):
-        """Bulk load: lists and exact rectangles in one pass, then every loose cell registered (pool sized first)."""
+        """Bulk load: lists and exact rectangles in one pass, then every loose cell registered, then the layout."""
         if len(slots) == 0:
             return
-        self._fit_slots()
-        ox, oy, inv, cols, rows = self._geom
-        _build_cells(self.lhead, self.lcount, self.lrect, self.enext, self.elements.boxes,
-                     np.asarray(slots, dtype=np.int64), ox, oy, inv, cols, rows)
-        self._register_all()
-        self._split()
+        self.enext = grown_slots(self.enext, self.elements.capacity)
+        build_cells(self.loose, self.geom, self.elements.boxes, slots)
+        self.tnxt, self.tcell = register_all(self.loose, self.tight, self.tgeom)
+        self.lay_out()
 
-    def _register_all(self):
-        # Room for the registrations, plus the reserve update_many keeps (one tight grid): no growth next frame.
-        need = int(_registration_need(self.lrect, self.lreg, *self._tgeom)) + 2 * self.trows * self.tcols
-        if need > len(self.tnxt) - int(self.tstate[0]):
-            self.tnxt, self.tcell = grow_pool(self.tnxt, self.tcell, self.tstate, need)
-        _register_all(self.lrect, self.lreg, self.thead, self.tnxt, self.tcell, self.tstate, *self._tgeom)
-
-    # -- remove ---------------------------------------------------------
     def _remove(self, slot, box):
-        self._split_ok = False
-        if _remove_run(*self._arrays(), self.elements.boxes, np.array([slot], dtype=np.int64),
-                       np.asarray(box, dtype=np.float64).reshape(1, 4), *self._geom, *self._tgeom[2:]) != 1:
-            raise RuntimeError(f"slot {slot} was not found in its loose cell")  # pragma: no cover
+        self._laid_out = False
+        if remove_slots(self.loose, self.tight, self.geom, self.tgeom, self.elements.boxes,
+                        np.array([slot], dtype=np.int64), box.reshape(1, 4)) != 1:  # pragma: no cover
+            raise RuntimeError(f"slot {slot} was not found in its loose cell")
 
-    # -- update ---------------------------------------------------------
     def _update(self, slot, old, new):
-        self._update_many(np.array([slot], dtype=np.int64), np.asarray(old).reshape(1, 4), None)
+        self._update_many(np.array([slot], dtype=np.int64), old.reshape(1, 4), new.reshape(1, 4))
 
     def _update_many(self, slots, old, new):
         """Bulk move: one kernel over all slots; only elements that change loose cell are relinked."""
-        slots = np.asarray(slots, dtype=np.int64)
-        old = np.ascontiguousarray(old, dtype=np.float64)
-        self._split_ok = False
-        k, changed = 0, 0
-        while True:
-            k, c = _move_run(*self._arrays(), self.elements.boxes, slots, old, k, *self._geom, *self._tgeom[2:])
-            changed += c
-            if k == len(slots):
-                break
-            self._grow_pool(2 * self.trows * self.tcols)
-        self.last_changed_cells = int(changed)
+        self._laid_out = False
+        self.tnxt, self.tcell, self.last_changed_cells = move_slots(
+            self.loose, self.tight, self.geom, self.tgeom, self.elements.boxes, slots, old)
 
-    # -- query ----------------------------------------------------------
     def _query(self, box):
-        q = box.tolist()
         while True:
-            m, self.last_query_cells, self.last_query_tests = _query_core(
-                self.lhead, self.lrect, self.lreg, self.enext, self.thead, self.tnxt, self.tcell,
-                self.elements.boxes, q[0], q[1], q[2], q[3], *self._tgeom, self._out)
+            m, self.last_query_cells, self.last_query_tests = query_core(
+                self.loose, self.tight, self.tgeom, self.elements.boxes, box, self._out)
             if m <= len(self._out):
                 return self._out[:m].copy()
             self._out = np.empty(2 * m, dtype=np.int64)
 
-    # -- pairs ----------------------------------------------------------
-    def _split(self):
+    def lay_out(self) -> None:
         """Copy the near elements in cell order and the giants sorted for their sweep: the layout ``pairs`` reads.
 
         Kept between calls (counted in :meth:`memory_bytes`) and redone by
@@ -818,57 +757,51 @@ class LooseTightGrid(FixedGrid):
         if len(self.px0) != n:
             self.px0, self.py0, self.px1, self.py1 = (np.empty(n, dtype=np.float64) for _ in range(4))
             self.ps = np.empty(n, dtype=np.int32)
-        ox, oy, inv, cols, rows = self._geom
-        g = int(_split_cells(self.lhead, self.enext, self.elements.boxes, ox, oy, self.cell_size, cols, self.start,
-                             self.px0, self.py0, self.px1, self.py1, self.ps, self.srect))
+        g = int(lay_out_cells(self.lhead, self.enext, self.elements.boxes, self.geom, self.cell_size, self.layout))
         self.g0 = n - g
         self._sweep_y = False
         if g > 1:  # the giants' sweep wants them sorted along the axis where they are most spread out
             gx0, gy0 = self.px0[n - g:], self.py0[n - g:]
-            spread_x = np.ptp(gx0) / max(float(np.mean(self.px1[n - g:] - gx0)), 1e-300)
-            spread_y = np.ptp(gy0) / max(float(np.mean(self.py1[n - g:] - gy0)), 1e-300)
+            spread_x = np.ptp(gx0) / max(float(np.mean(0.5 * self.px1[n - g:] - 0.5 * gx0)), 1e-300)
+            spread_y = np.ptp(gy0) / max(float(np.mean(0.5 * self.py1[n - g:] - 0.5 * gy0)), 1e-300)
             self._sweep_y = bool(spread_y > spread_x)
             order = np.argsort(gy0 if self._sweep_y else gx0, kind="stable") + (n - g)
             for a in (self.px0, self.py0, self.px1, self.py1, self.ps):
                 a[n - g:] = a[order]
-        self._split_ok = True
+        self._laid_out = True
 
     def _pairs(self):
-        """Pairs from the cell-ordered layout of :meth:`_split` (redone first if the elements changed).
+        """Pairs from the cell-ordered layout of :meth:`lay_out` (redone first if the elements changed).
 
         Returns int32 slot pairs (half the bytes of int64 to write;
         :func:`~lessons_lib.core.pair_order.canonical_pairs` takes them as they
-        are), the giants' rows sorted by partner (:func:`_sort_by_partner`).
+        are), the giants' rows sorted by partner (:func:`sort_by_partner`).
         Scratch arrays are made per call (not in ``memory_bytes``).
         """
-        if not self._split_ok:
-            self._split()
-        ox, oy, inv, cols, rows = self._geom
+        if not self._laid_out:
+            self.lay_out()
         big = max(1, int(self.lcount.max()))
-        ia, ib = np.empty(big, dtype=np.int64), np.empty(3 * big, dtype=np.int64)
+        scratch = (np.empty(big, dtype=np.int64), np.empty(3 * big, dtype=np.int64))
         sweep = ((self.py0, self.py1, self.px0, self.px1) if self._sweep_y
                  else (self.px0, self.px1, self.py0, self.py1))
-        args = (self.start, self.px0, self.py0, self.px1, self.py1, self.ps, self.srect, self.g0, cols, rows,
-                ox, oy, inv, *sweep, ia, ib)
-        out = np.empty((self._pair_hint, 2), dtype=np.int32)
         marks = np.zeros(2, dtype=np.int64)
-        m, tests = pairs_core(*args, out, marks)
+        out = np.empty((self._pair_hint, 2), dtype=np.int32)
+        m, tests = pairs_core(self.layout, self.g0, self.geom, sweep, scratch, out, marks)
         if m >= len(out):  # full (rows trusted only below its size): run again with room
             out = np.empty((m + 1, 2), dtype=np.int32)
-            m, tests = pairs_core(*args, out, marks)
+            m, tests = pairs_core(self.layout, self.g0, self.geom, sweep, scratch, out, marks)
         t0, t1 = int(marks[0]), int(marks[1])  # the rows of giants against near elements
         if t1 - t0 > 1:
             hw = self.elements.high_water
-            _sort_by_partner(out, t0, t1, hw, np.zeros(hw + 1, dtype=np.int32), np.empty((t1 - t0, 2), dtype=np.int32))
+            sort_by_partner(out, t0, t1, hw, np.zeros(hw + 1, dtype=np.int32), np.empty((t1 - t0, 2), dtype=np.int32))
         self.last_pair_tests = int(tests)
         self._pair_hint = max(1024, m + m // 8 + 64)
         return out[:m]
 
-    # -- cleanup, clear -------------------------------------------------
     def _cleanup(self):
-        _refit_all(self.elements.alive, self.elements.high_water, self.lrect, self.elements.boxes, *self._geom)
-        self._register_all()
-        self._split()
+        refit_all(self.loose, self.elements.alive, self.elements.high_water, self.elements.boxes, self.geom)
+        self.tnxt, self.tcell = register_all(self.loose, self.tight, self.tgeom)
+        self.lay_out()
 
     def _clear(self):
         self.lhead.fill(-1)
@@ -878,33 +811,24 @@ class LooseTightGrid(FixedGrid):
         self.enext.fill(-1)
         self.thead.fill(-1)
         self.tstate[0], self.tstate[1] = 0, -1
-        self._split_ok = False
+        self._laid_out = False
 
     # -- memory, drawing, inspection -----------------------------------
     def _nbytes(self):
-        return (self.lhead.nbytes + self.lcount.nbytes + self.lrect.nbytes + self.lreg.nbytes + self.enext.nbytes
-                + self.thead.nbytes + self.tnxt.nbytes + self.tcell.nbytes + self.tstate.nbytes
-                + self.start.nbytes + self.srect.nbytes + self.px0.nbytes + self.py0.nbytes + self.px1.nbytes
-                + self.py1.nbytes + self.ps.nbytes)
+        return sum(a.nbytes for a in self.loose + self.tight + self.layout)
 
     def loose_cells(self) -> dict[str, np.ndarray]:
         """The non-empty loose cells: ``index``, ``count``, ``cell`` (their grid square) and ``bounds`` (float64)."""
         idx = np.flatnonzero(self.lcount > 0)
-        r, c = idx // self.cols, idx % self.cols
-        s = self.cell_size
-        x0, y0 = self.world[0] + c * s, self.world[1] + r * s
-        cell = np.column_stack([x0, y0, x0 + s, y0 + s]).astype(np.float64).reshape(-1, 4)
-        return {"index": idx.astype(np.int64), "count": self.lcount[idx].astype(np.int64), "cell": cell,
+        return {"index": idx.astype(np.int64), "count": self.lcount[idx].astype(np.int64),
+                "cell": self._cell_rects(idx // self.cols, idx % self.cols),
                 "bounds": self.lrect[idx].astype(np.float64)}
 
     def tight_cells(self) -> dict[str, np.ndarray]:
         """Every tight cell: ``rect`` (T, 4) world units and ``lists`` (T,): loose cells listed in it."""
         t = np.arange(self.trows * self.tcols)
-        r, c = t // self.tcols, t % self.tcols
-        s = self.tight_cell_size
-        x0, y0 = self.world[0] + c * s, self.world[1] + r * s
-        rect = np.column_stack([x0, y0, x0 + s, y0 + s]).astype(np.float64).reshape(-1, 4)
-        return {"rect": rect, "lists": cell_counts(self.thead, self.tnxt, len(self.thead))}
+        return {"rect": self._cell_rects(t // self.tcols, t % self.tcols, self.tight_factor),
+                "lists": cell_counts(self.thead, self.tnxt, len(self.thead))}
 
     def regions(self):
         """The rectangles of the non-empty loose cells (depth 0); the world when empty."""
@@ -921,110 +845,6 @@ class LooseTightGrid(FixedGrid):
             out.append(int(self.tcell[node]))
             node = int(self.tnxt[node])
         return out
-
-    def check_invariants(self, *, exact: bool = False) -> None:
-        """Raise ``AssertionError`` unless the arrays are consistent.
-
-        Checks: every live slot is in exactly one loose cell, the one of its
-        centre, and ``lcount`` matches the lists; each loose rectangle covers
-        its elements' (outward-rounded) boxes and an empty one is inverted;
-        each non-empty loose cell is listed exactly in the tight cells of its
-        registration, which covers its rectangle's tight range; tight list
-        nodes in use plus free nodes account for the pool; when the pairs
-        layout is current, it holds each live slot once with its present box,
-        near elements in their cell's run inside their cell's near rectangle,
-        giants sorted along their sweep axis. With
-        ``exact=True`` (after :meth:`cleanup` or a bulk load) each rectangle
-        must *equal* the union of its elements and each registration its
-        rectangle's tight range.
-        """
-        boxes = self.elements.boxes
-        live = set(self.elements.live_slots().tolist())
-        seen: set[int] = set()
-        ox, oy, inv, cols, rows = self._geom
-        for c in range(self.rows * self.cols):
-            elems, s = [], int(self.lhead[c])
-            while s != -1:
-                elems.append(s)
-                s = int(self.enext[s])
-            assert len(elems) == int(self.lcount[c]), f"loose cell {c}: count {int(self.lcount[c])}, list {len(elems)}"
-            u = [np.inf, np.inf, -np.inf, -np.inf]
-            for s in elems:
-                assert s in live and s not in seen, f"slot {s} is dead or in two loose cells"
-                seen.add(s)
-                assert int(cell_of_centre(boxes, s, ox, oy, inv, cols, rows)) == c, f"slot {s} is not in its centre's cell"
-                b = boxes[s]  # np.float64 values: f32_down(python float) rounds wrongly as plain Python (NEP 50)
-                u = [min(u[0], float(f32_down(b[0]))), min(u[1], float(f32_down(b[1]))),
-                     max(u[2], float(f32_up(b[2]))), max(u[3], float(f32_up(b[3])))]
-            r = self.lrect[c].astype(np.float64).tolist()
-            if elems:
-                assert r[0] <= u[0] and r[1] <= u[1] and r[2] >= u[2] and r[3] >= u[3], \
-                    f"loose cell {c}: rectangle {r} does not cover its elements {u}"
-            else:
-                assert r[0] > r[2], f"loose cell {c} is empty but its rectangle is {r}"
-            if exact:
-                assert r == u, f"loose cell {c}: rectangle {r} is not exactly {u} (stale growth)"
-            reg = self.lreg[c].tolist()
-            if not elems:
-                assert reg == [-1, -1, -1, -1], f"empty loose cell {c} is registered in {reg}"
-                continue
-            want = list(_tight_range(r[0], r[1], r[2], r[3], *self._tgeom))
-            assert reg[0] <= want[0] and reg[1] <= want[1] and reg[2] >= want[2] and reg[3] >= want[3], \
-                f"loose cell {c}: registration {reg} misses its tight range {want}"
-            if exact:
-                assert reg == want, f"loose cell {c}: registration {reg} is not its tight range {want}"
-        assert seen == live, "a live slot is in no loose cell"
-        listed = 0
-        for tr in range(self.trows):
-            for tc in range(self.tcols):
-                cells = self.listed_in(tc, tr)
-                listed += len(cells)
-                assert len(set(cells)) == len(cells), f"tight cell ({tc}, {tr}) lists a loose cell twice"
-                for c in cells:
-                    reg = self.lreg[c].tolist()
-                    assert reg[0] <= tc <= reg[2] and reg[1] <= tr <= reg[3], \
-                        f"tight cell ({tc}, {tr}) lists loose cell {c} registered in {reg}"
-        regs = self.lreg[self.lreg[:, 0] >= 0].astype(np.int64)
-        assert listed == int(((regs[:, 2] - regs[:, 0] + 1) * (regs[:, 3] - regs[:, 1] + 1)).sum()), \
-            "a loose cell is missing from a tight cell of its registration"
-        free, node = 0, int(self.tstate[1])
-        while node != -1:
-            free += 1
-            node = int(self.tnxt[node])
-        assert int(self.tstate[0]) <= len(self.tnxt), "the tight list pool was written past its end"
-        assert listed + free == int(self.tstate[0]), "tight list nodes leaked"
-        if self._split_ok:
-            self._check_split(live)
-
-    def _check_split(self, live: set[int]) -> None:
-        """The layout of :meth:`_split`: each live slot once, near ones in their cell's run, giants sorted."""
-        L, n, g0 = self.rows * self.cols, len(self.px0), self.g0
-        start = self.start.astype(np.int64)
-        assert start[0] == 0 and (np.diff(start) >= 0).all() and start[L] <= g0 <= n, "bad run offsets"
-        near, giants = self.ps[:start[L]].tolist(), self.ps[g0:].tolist()
-        assert sorted(near + giants) == sorted(live), "the pairs layout does not hold each live slot once"
-        assert (np.diff((self.py0 if self._sweep_y else self.px0)[g0:]) >= 0).all(), "giants are not sorted"
-        ox, oy, inv, cols, rows = self._geom
-        boxes = self.elements.boxes
-        for c in range(L):
-            run = np.arange(start[c], start[c + 1])
-            r = self.srect[c].astype(np.float64)
-            for k in run.tolist():
-                s = int(self.ps[k])
-                b = [float(self.px0[k]), float(self.py0[k]), float(self.px1[k]), float(self.py1[k])]
-                assert b == boxes[s].tolist(), f"slot {s}: stale coordinates in the pairs layout"
-                assert int(cell_of_centre(boxes, s, ox, oy, inv, cols, rows)) == c, f"slot {s} is in the wrong run"
-                assert is_near(*b, c, cols, ox, oy, self.cell_size), f"slot {s} is stored as near but is not"
-                assert r[0] <= b[0] and r[1] <= b[1] and b[2] <= r[2] and b[3] <= r[3], \
-                    f"near rectangle of cell {c} misses slot {s}"
-            if len(run) == 0:
-                assert r[0] > r[2], f"cell {c} has no near element but a near rectangle {r.tolist()}"
-        for k in range(g0, n):
-            s = int(self.ps[k])
-            b = [float(self.px0[k]), float(self.py0[k]), float(self.px1[k]), float(self.py1[k])]
-            assert b == boxes[s].tolist(), f"giant {s}: stale coordinates in the pairs layout"
-            c = int(cell_of_centre(boxes, s, ox, oy, inv, cols, rows))
-            assert not is_near(*b, c, cols, ox, oy, self.cell_size), f"slot {s} is stored as a giant but is near"
 
     def __repr__(self):
         return (f"LooseTightGrid(n={len(self)}, world={self.world.tolist()}, cell_size={self.cell_size:g}, "

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.boxes import row_overlaps
 from ..core.jit import njit
 
 __all__ = ["unlink_slot", "scan_slot_list", "grown_slots"]
@@ -49,7 +50,7 @@ def scan_slot_list(s, enext, boxes, q0, q1, q2, q3, out, m):
     cap = out.shape[0]
     while s != -1:
         tested += 1
-        if boxes[s, 0] <= q2 and q0 <= boxes[s, 2] and boxes[s, 1] <= q3 and q1 <= boxes[s, 3]:
+        if row_overlaps(boxes, s, q0, q1, q2, q3):
             if m < cap:
                 out[m] = s
             m += 1

@@ -9,20 +9,26 @@ cell.
 
 Data layout
 -----------
-==========  ==================  ==============================================
-array       shape, dtype        meaning
-==========  ==================  ==============================================
-``head``    (table_size,) i32   first node of each bucket, -1 if empty
-``nxt``     (c,) int32          next node of the same bucket
-``elem``    (c,) int32          the element's slot
-``key``     (c,) int64          the node's cell, ``(cx + L) * 2**32 + (cy + L)``
-==========  ==================  ==============================================
+============  ==================  ==============================================
+array         shape, dtype        meaning
+============  ==================  ==============================================
+``head``      (table_size,) i32   first node of each bucket, -1 if empty
+``nxt``       (c,) int32          next node of the same bucket
+``elem``      (c,) int32          the element's slot
+``key``       (c,) int64          the node's cell, ``(cx + L) * 2**32 + (cy + L)``
+``state``     (2,) int64          the pool's counters, as in the uniform grid
+============  ==================  ==============================================
 
 Cell coordinates are clamped to ``[-L, L]`` with ``L = 2**30 - 1``: a monotone
 clamp, so nothing is lost (coordinates beyond ``L`` cells share the edge cells).
 A box covering more than ``max_box_cells`` cells is not hashed at all: it goes
-on a short "oversize" list tested against everything (the hash's answer to the
+on the "oversize" list, tested against everything (the hash's answer to the
 big-object problem; a world-sized box would otherwise need billions of cells).
+
+The steps are those of the uniform grid (:func:`insert_boxes`,
+:func:`remove_box`, :func:`move_boxes`, :func:`query_box`,
+:func:`pairs_in_buckets`), with ``hashing = (1 / cell_size, bad)`` in place of
+the grid's geometry and ``lists = (head, nxt, elem, key, state)``.
 
 Hash functions
 --------------
@@ -44,32 +50,36 @@ References
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 
 from ..base import BroadPhase, register
+from ..core.boxes import row_overlaps, rows_overlap
 from ..core.buffers import grow
-from ..geometry import as_box, as_boxes
-from .grid_cells import CELL_LIMIT, append_id, cell_pairs, grow_pool, new_pool, pool_push, pool_unlink
 from ..core.jit import njit
-from ..core.params import check_choice, check_int, check_positive
-from .uniform_grid import DEFAULT_CELL_FACTOR, typical_box_size
+from ..core.params import check_choice, check_int
+from ..geometry import as_box, as_boxes
+from .grid_cells import (CELL_LIMIT, MIN_CELL_SIZE, USED, XMAX, XMIN, YMAX, YMIN, append_id, cell_pairs, grid_world,
+                         grown, grown_pool, new_lists, pool_full, pool_push, pool_unlink)
+from .uniform_grid import DEFAULT_CELL_FACTOR, DEFAULT_CELLS_ACROSS, cells_across, check_cell_size, typical_box_size
 
-__all__ = ["SpatialHash", "HASHES", "cell_key", "hash_cell"]
+__all__ = ["SpatialHash", "HASHES", "cell_key", "hash_cell", "CELL_LIMIT", "KEY_SHIFT"]
 
 #: Hash function names accepted by ``SpatialHash(hash=...)``.
 HASHES = ("good", "bad")
 _P1, _P2 = 73856093, 19349663
 _MASK = (1 << 62) - 1
+#: A node's key is ``(cx + CELL_LIMIT) * KEY_SHIFT + (cy + CELL_LIMIT)``.
 KEY_SHIFT = 1 << 32
 
 
 # --------------------------------------------------------------------------
-# Cells and their hash
+# Cells, keys and buckets
 # --------------------------------------------------------------------------
-@njit
-def _cell(v, inv):
-    """Unbounded cell coordinate ``floor(v * inv)``, clamped to ``[-L, L]`` (monotone)."""
+@njit(inline="always")
+def cell_xy(v, inv):
+    """Unbounded cell coordinate ``floor(v * inv)``, clamped to ``[-L, L]`` (monotone; inf clamps too)."""
     t = v * inv
     if t >= CELL_LIMIT:
         return CELL_LIMIT
@@ -78,12 +88,31 @@ def _cell(v, inv):
     return int(math.floor(t))
 
 
-@njit
+@njit(inline="always")
+def hash_span(hashing, x0, y0, x1, y1):
+    """``(cx0, cy0, cx1, cy1)``: the cells of the closed box ``[x0, y0, x1, y1]``."""
+    inv, bad = hashing
+    return cell_xy(x0, inv), cell_xy(y0, inv), cell_xy(x1, inv), cell_xy(y1, inv)
+
+
+@njit(inline="always")
+def box_span(hashing, boxes, s):
+    """:func:`hash_span` of the box in row ``s`` of ``boxes``."""
+    return hash_span(hashing, boxes[s, XMIN], boxes[s, YMIN], boxes[s, XMAX], boxes[s, YMAX])
+
+
+@njit(inline="always")
+def span_size(cx0, cy0, cx1, cy1):
+    """Cells in a span (at most ``(2**31 - 1)**2``: fits in int64)."""
+    return (cx1 - cx0 + 1) * (cy1 - cy0 + 1)
+
+
+@njit(inline="always")
 def _key(cx, cy):
     return (cx + CELL_LIMIT) * KEY_SHIFT + (cy + CELL_LIMIT)
 
 
-@njit
+@njit(inline="always")
 def _bucket(cx, cy, bad, size):
     """Bucket of cell ``(cx, cy)``: identical with and without numba (low bits of 64-bit products)."""
     if bad:
@@ -106,73 +135,117 @@ def cell_key(cx: int, cy: int) -> int:
 
 
 # --------------------------------------------------------------------------
-# Kernels
+# The steps (lists = (head, nxt, elem, key, state), hashing = (inv, bad))
 # --------------------------------------------------------------------------
-@njit
-def _span(x0, y0, x1, y1, inv):
-    return _cell(x0, inv), _cell(y0, inv), _cell(x1, inv), _cell(y1, inv)
-
-
-@njit
-def _insert_box(head, nxt, elem, key, state, x0, y0, x1, y1, slot, inv, bad):
-    cx0, cy0, cx1, cy1 = _span(x0, y0, x1, y1, inv)
-    size = head.shape[0]
+@njit(inline="always")
+def _push_span(head, nxt, elem, key, state, bad, cx0, cy0, cx1, cy1, slot):
+    """Push ``slot`` on the bucket of every cell of the span, each node keyed by its cell (the pool has room)."""
     for cy in range(cy0, cy1 + 1):
         for cx in range(cx0, cx1 + 1):
-            b = _bucket(cx, cy, bad, size)
-            pool_push(head, b, nxt, elem, state, slot)
+            b = _bucket(cx, cy, bad, head.shape[0])
+            pool_push(head, nxt, elem, state, b, slot)
             key[head[b]] = _key(cx, cy)
 
 
-@njit
-def _remove_box(head, nxt, elem, key, state, x0, y0, x1, y1, slot, inv, bad):
-    cx0, cy0, cx1, cy1 = _span(x0, y0, x1, y1, inv)
-    size = head.shape[0]
+@njit(inline="always")
+def _unlink_span(head, nxt, elem, state, bad, cx0, cy0, cx1, cy1, slot):
     for cy in range(cy0, cy1 + 1):
         for cx in range(cx0, cx1 + 1):
             # a slot is in a bucket once per cell of its own that hashes there; any of them will do
-            pool_unlink(head, _bucket(cx, cy, bad, size), nxt, elem, state, slot)
+            pool_unlink(head, nxt, elem, state, _bucket(cx, cy, bad, head.shape[0]), slot)
 
 
 @njit
-def _build_kernel(head, nxt, elem, key, state, boxes, slots, inv, bad):
+def insert_boxes(lists, hashing, boxes, slots, max_box_cells):
+    """Insert: hash each slot into the buckets of its cells, unless it covers more than ``max_box_cells``.
+
+    Returns the lists (the pool grown first if it lacks room) and the slots
+    left out, for the oversize list.
+    """
+    head, nxt, elem, key, state = lists
+    inv, bad = hashing
+    need = state[USED]
+    for k in range(slots.shape[0]):
+        cx0, cy0, cx1, cy1 = box_span(hashing, boxes, slots[k])
+        cells = span_size(cx0, cy0, cx1, cy1)
+        need += cells if cells <= max_box_cells else 0
+    if need > nxt.shape[0]:
+        nxt, elem = grown_pool(nxt, elem, need)
+        key = grown(key, nxt.shape[0], 0)
+    big = np.empty(0, np.int64)
     for k in range(slots.shape[0] - 1, -1, -1):
         s = slots[k]
-        _insert_box(head, nxt, elem, key, state, boxes[s, 0], boxes[s, 1], boxes[s, 2], boxes[s, 3], s, inv, bad)
+        cx0, cy0, cx1, cy1 = box_span(hashing, boxes, s)
+        if span_size(cx0, cy0, cx1, cy1) > max_box_cells:
+            big = np.append(big, s)
+        else:
+            _push_span(head, nxt, elem, key, state, bad, cx0, cy0, cx1, cy1, s)
+    return (head, nxt, elem, key, state), big
 
 
 @njit
-def _span_counts(boxes, inv):
-    out = np.empty(boxes.shape[0], dtype=np.int64)
-    for k in range(boxes.shape[0]):
-        cx0, cy0, cx1, cy1 = _span(boxes[k, 0], boxes[k, 1], boxes[k, 2], boxes[k, 3], inv)
-        w, h = cx1 - cx0 + 1, cy1 - cy0 + 1
-        out[k] = w * h if w < 3_000_000_000 and h < 3_000_000_000 else 2**62
-    return out
+def remove_box(lists, hashing, boxes, slot):
+    """Remove: unlink ``slot`` from the buckets of the cells of its box ``boxes[slot]`` (a hashed slot)."""
+    head, nxt, elem, key, state = lists
+    cx0, cy0, cx1, cy1 = box_span(hashing, boxes, slot)
+    _unlink_span(head, nxt, elem, state, hashing[1], cx0, cy0, cx1, cy1, slot)
 
 
 @njit
-def _query_kernel(head, nxt, elem, key, boxes, q0, q1, q2, q3, inv, bad, scan_all):
-    """Hashed slots meeting the query box, each once (reference-cell rule); plus nodes visited.
+def move_boxes(lists, hashing, slots, old, new, max_box_cells):
+    """Update: re-hash boxes whose cells changed from ``old[k]`` to ``new[k]``.
+
+    Returns the lists and the slots that joined or left the oversize list
+    (a box is oversize when it covers more than ``max_box_cells`` cells).
+    """
+    head, nxt, elem, key, state = lists
+    inv, bad = hashing
+    flipped = np.empty(0, np.int64)
+    for k in range(slots.shape[0]):
+        a0, b0, a1, b1 = box_span(hashing, old, k)
+        c0, d0, c1, d1 = box_span(hashing, new, k)
+        if a0 == c0 and b0 == d0 and a1 == c1 and b1 == d1:
+            continue
+        s = slots[k]
+        was_big = span_size(a0, b0, a1, b1) > max_box_cells
+        big = span_size(c0, d0, c1, d1) > max_box_cells
+        if was_big != big:
+            flipped = np.append(flipped, s)
+        if not was_big:
+            _unlink_span(head, nxt, elem, state, bad, a0, b0, a1, b1, s)
+        if big:
+            continue
+        for cy in range(d0, d1 + 1):
+            for cx in range(c0, c1 + 1):
+                if pool_full(nxt, state):  # no free node left: double the pool
+                    nxt, elem = grown_pool(nxt, elem, state[USED] + 1)
+                    key = grown(key, nxt.shape[0], 0)
+                _push_span(head, nxt, elem, key, state, bad, cx, cy, cx, cy, s)
+    return (head, nxt, elem, key, state), flipped
+
+
+@njit
+def query_box(lists, hashing, boxes, q, scan_all):
+    """Query: hashed slots meeting the closed box ``q``, each once (reference-cell rule); plus nodes visited.
 
     ``scan_all``: walk every bucket instead of the query's cells (for queries
     covering more cells than the table has buckets).
     """
-    qx0, qy0, qx1, qy1 = _span(q0, q1, q2, q3, inv)
+    head, nxt, elem, key, state = lists
+    inv, bad = hashing
+    qx0, qy0, qx1, qy1 = hash_span(hashing, q[XMIN], q[YMIN], q[XMAX], q[YMAX])
     size = head.shape[0]
+    width = qx1 - qx0 + 1
     out = np.empty(16, dtype=np.int64)
     k = 0
     nodes = 0
-    if scan_all:
-        first, last = 0, size - 1
-    else:
-        first, last = 0, (qx1 - qx0 + 1) * (qy1 - qy0 + 1) - 1
-    for t in range(first, last + 1):
+    last = size - 1 if scan_all else span_size(qx0, qy0, qx1, qy1) - 1
+    for t in range(last + 1):
         if scan_all:
             node = head[t]
             cx, cy = 0, 0
         else:
-            cx, cy = qx0 + t % (qx1 - qx0 + 1), qy0 + t // (qx1 - qx0 + 1)
+            cx, cy = qx0 + t % width, qy0 + t // width
             node = head[_bucket(cx, cy, bad, size)]
         while node != -1:
             s, kk = elem[node], key[node]
@@ -184,19 +257,21 @@ def _query_kernel(head, nxt, elem, key, boxes, q0, q1, q2, q3, inv, bad, scan_al
                     continue
             elif kk != _key(cx, cy):
                 continue  # another cell sharing the bucket
-            if boxes[s, 0] <= q2 and q0 <= boxes[s, 2] and boxes[s, 1] <= q3 and q1 <= boxes[s, 3]:
-                if max(_cell(boxes[s, 0], inv), qx0) == cx and max(_cell(boxes[s, 1], inv), qy0) == cy:
+            if row_overlaps(boxes, s, q[XMIN], q[YMIN], q[XMAX], q[YMAX]):
+                if max(cell_xy(boxes[s, XMIN], inv), qx0) == cx and max(cell_xy(boxes[s, YMIN], inv), qy0) == cy:
                     out, k = append_id(out, k, s)
     return out[:k].copy(), nodes
 
 
 @njit
-def _pairs_kernel(head, nxt, elem, key, boxes, inv, n_slots):
-    """Hashed pairs, each once; plus (box tests, key comparisons).
+def pairs_in_buckets(lists, hashing, boxes, n_slots):
+    """All hashed pairs, each once (from its reference cell); plus (box tests, key comparisons).
 
     Per bucket: gather the nodes, sort them by cell key (insertion sort: buckets
     are short with a good hash), then test pairs within each run of equal keys.
     """
+    head, nxt, elem, key, state = lists
+    inv, bad = hashing
     cap = 1  # longest bucket: a slot is there once per cell of its own hashing there
     for b in range(head.shape[0]):
         m = 0
@@ -205,11 +280,9 @@ def _pairs_kernel(head, nxt, elem, key, boxes, inv, n_slots):
             m += 1
             node = nxt[node]
         cap = max(cap, m)
-    buf = np.empty(cap, dtype=np.int64)
+    slot = np.empty(cap, dtype=np.int64)
     keys = np.empty(cap, dtype=np.int64)
-    bx = np.empty((cap, 4), dtype=np.float64)
-    bc = np.empty(cap, dtype=np.int64)
-    br = np.empty(cap, dtype=np.int64)
+    copy = (np.empty(cap, np.int64), np.empty((cap, 4), np.float64), np.empty(cap, np.int64), np.empty(cap, np.int64))
     out = np.empty((max(16, n_slots), 2), dtype=np.int64)
     k = 0
     tests = 0
@@ -222,12 +295,12 @@ def _pairs_kernel(head, nxt, elem, key, boxes, inv, n_slots):
             u = m - 1
             while u >= 0 and keys[u] > kk:  # insertion by key
                 keys[u + 1] = keys[u]
-                buf[u + 1] = buf[u]
+                slot[u + 1] = slot[u]
                 u -= 1
                 compares += 1
             compares += 1
             keys[u + 1] = kk
-            buf[u + 1] = s
+            slot[u + 1] = s
             m += 1
             node = nxt[node]
         start = 0
@@ -236,24 +309,25 @@ def _pairs_kernel(head, nxt, elem, key, boxes, inv, n_slots):
             while stop < m and keys[stop] == keys[start]:
                 stop += 1
             run = stop - start
-            if run > 1:
+            if run > 1:  # one cell: copy its boxes and lower-left cells, then pairs by reference cell
                 kk = keys[start]
                 cx, cy = kk // KEY_SHIFT - CELL_LIMIT, kk % KEY_SHIFT - CELL_LIMIT
                 for i in range(run):
-                    s = buf[start + i]
+                    s = slot[start + i]
+                    copy[0][i] = s
                     for t in range(4):
-                        bx[i, t] = boxes[s, t]
-                    bc[i] = _cell(boxes[s, 0], inv)
-                    br[i] = _cell(boxes[s, 1], inv)
+                        copy[1][i, t] = boxes[s, t]
+                    copy[2][i] = cell_xy(boxes[s, XMIN], inv)
+                    copy[3][i] = cell_xy(boxes[s, YMIN], inv)
                 tests += run * (run - 1) // 2
-                out, k = cell_pairs(buf[start:stop], bx, bc, br, run, cx, cy, out, k)
+                out, k = cell_pairs(copy, run, cx, cy, out, k)
             start = stop
     return out[:k].copy(), tests, compares
 
 
 @njit
-def _big_pairs(big, live, boxes):
-    """Pairs of each oversize slot with every other live slot (big-big pairs once)."""
+def oversize_pairs(big, live, boxes):
+    """Pairs of each oversize slot of ``big`` with every other live slot (oversize-oversize pairs once)."""
     out = np.empty((16, 2), dtype=np.int64)
     k = 0
     is_big = np.zeros(boxes.shape[0], dtype=np.bool_)
@@ -263,8 +337,7 @@ def _big_pairs(big, live, boxes):
         for s in live:
             if s == a or (is_big[s] and s < a):
                 continue
-            if boxes[s, 0] <= boxes[a, 2] and boxes[a, 0] <= boxes[s, 2] and \
-                    boxes[s, 1] <= boxes[a, 3] and boxes[a, 1] <= boxes[s, 3]:
+            if rows_overlap(boxes, s, boxes, a):
                 if k == out.shape[0]:
                     out = grow(out, k)
                 out[k, 0] = a
@@ -305,14 +378,15 @@ class SpatialHash(BroadPhase):
     Parameters
     ----------
     world : array_like, shape (4,), optional
-        Only a hint, for drawing: the hash has no bounds.
+        Only a hint, for the default cell size and for drawing: the hash has
+        no bounds.
     cell_size : float, optional
         Side of a cell, world units (> 0). Default: world's longer side / 64
         (12.5 in the article's world); ``from_boxes``: twice the boxes' typical
         size, as :func:`~lessons_lib.structures.uniform_grid.suggest_cell_size`.
     table_size : int, optional
-        Number of buckets (> 0). Default 4096; ``from_boxes``: the smallest
-        power of two >= 2 n (at least 64).
+        Number of buckets (1 .. 2**28). Default 4096; ``from_boxes``: the
+        smallest power of two >= 2 n (at least 64).
     hash : {"good", "bad"}
         Bucket function (see the module notes).
     max_box_cells : int
@@ -320,6 +394,8 @@ class SpatialHash(BroadPhase):
 
     Attributes
     ----------
+    head, nxt, elem, key, state : numpy.ndarray
+        The buckets' node lists (see the module notes).
     last_pair_tests, last_key_compares : int
         Box tests and key comparisons of the last ``pairs()``.
     last_query_nodes : int
@@ -328,32 +404,52 @@ class SpatialHash(BroadPhase):
     Raises
     ------
     ValueError
-        Bad world, cell size, table size, hash name or ``max_box_cells``.
+        Bad world, cell size (also one below about 5.6e-309, whose inverse
+        overflows), table size, hash name or ``max_box_cells``.
 
     Notes
     -----
+    Coordinates: any finite float; cell indices clamp at ``+-(2**30 - 1)``
+    (slower there, never wrong), so boxes at the float limits and worlds
+    wider than the float range work.
+
     With a good hash, insert/remove O(cells covered), query O(cells in the
     query + their nodes) (or O(all nodes) for queries covering more cells than
     there are buckets), pairs O(table + sum of m^2) over cells. Memory: 4 B per
-    bucket + 16 B per (box, cell) node, whatever the extent of the world.
+    bucket + 16 B per (box, cell) node + 8 B per oversize box, whatever the extent of
+    the world. Hashing cells with large primes follows the game-development
+    lecture [gamedev-lecture] and Teschner et al. (2003).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lessons_lib import SpatialHash
+    >>> far = np.array([[-1e9, -1e9, -1e9 + 2, -1e9 + 2], [-1e9 + 1, -1e9 + 1, -1e9 + 3, -1e9 + 3], [0, 0, 1, 1]])
+    >>> h = SpatialHash.from_boxes(far)
+    >>> h.pairs().tolist(), h.query([0.5, 0.5, 9, 9]).tolist()
+    ([[0, 1]], [2])
     """
 
     def __init__(self, *, world=None, cell_size=None, table_size=None, hash: str = "good",
                  max_box_cells: int = 1024):
         super().__init__(world=world)
+        w = self.world
         if cell_size is None:
-            cell_size = max(self.world[2] - self.world[0], self.world[3] - self.world[1]) / 64
-        self.cell_size = check_positive("cell_size", cell_size)
-        self._inv = 1.0 / self.cell_size
+            cell_size = max(cells_across(w[0], w[2], DEFAULT_CELLS_ACROSS), cells_across(w[1], w[3],
+                                                                                        DEFAULT_CELLS_ACROSS))
+            if not cell_size >= MIN_CELL_SIZE:
+                raise ValueError(f"world {w.tolist()} is too small: its default cell size (the longer side / "
+                                 f"{DEFAULT_CELLS_ACROSS}) would be {cell_size:.3g}; give a cell_size")
+        self.cell_size = check_cell_size(cell_size)
         if table_size is None:
             table_size = 4096
         self.table_size = check_int("table_size", table_size, 1, 2**28)
         self.hash = check_choice("hash", hash, HASHES)
-        self._bad = hash == "bad"
+        #: ``(1 / cell_size, bad hash?)``: what the kernels need to find a node's bucket.
+        self.hashing = (1.0 / self.cell_size, hash == "bad")
         self.max_box_cells = check_int("max_box_cells", max_box_cells, 1)
-        self.head = np.full(self.table_size, -1, dtype=np.int32)
-        self.nxt, self.elem, self.state = new_pool(16)
-        self.key = np.zeros(16, dtype=np.int64)
+        self.head, self.nxt, self.elem, self.state = new_lists(self.table_size)
+        self.key = np.zeros(len(self.nxt), np.int64)
         self._big: set[int] = set()
         self.last_pair_tests = self.last_key_compares = self.last_query_nodes = 0
 
@@ -361,17 +457,28 @@ class SpatialHash(BroadPhase):
     def from_boxes(cls, boxes, **params) -> "SpatialHash":
         """Hash ``boxes`` under ids ``0 .. n-1``; default cell size and table size from the boxes."""
         b = as_boxes(boxes)
+        if params.get("world") is None:
+            params["world"] = grid_world(b)
         if params.get("cell_size") is None:
-            params["cell_size"] = DEFAULT_CELL_FACTOR * typical_box_size(b)
+            params["cell_size"] = min(max(DEFAULT_CELL_FACTOR * typical_box_size(b), MIN_CELL_SIZE), sys.float_info.max)
         if params.get("table_size") is None:
             params["table_size"] = max(64, 1 << max(0, 2 * len(b) - 1).bit_length())
         return super().from_boxes(b, **params)
+
+    @property
+    def lists(self):
+        """``(head, nxt, elem, key, state)``, as the kernels take and return them."""
+        return self.head, self.nxt, self.elem, self.key, self.state
+
+    @lists.setter
+    def lists(self, value) -> None:
+        self.head, self.nxt, self.elem, self.key, self.state = value
 
     # -- cells ----------------------------------------------------------
     def cell_range(self, box) -> tuple[int, int, int, int]:
         """``(cx0, cy0, cx1, cy1)``: the cells a box covers (unbounded, clamped to +-(2**30 - 1))."""
         b = as_box(box)
-        return tuple(int(v) for v in _span(b[0], b[1], b[2], b[3], self._inv))
+        return tuple(int(v) for v in hash_span(self.hashing, b[0], b[1], b[2], b[3]))
 
     def bucket_of(self, cx: int, cy: int) -> int:
         """Bucket of cell ``(cx, cy)`` with this table's hash."""
@@ -397,67 +504,51 @@ class SpatialHash(BroadPhase):
         cells = self.bucket_loads()[1]
         return int(np.maximum(cells - 1, 0).sum())
 
+    def _big_slots(self) -> np.ndarray:
+        return np.array(sorted(self._big), dtype=np.int64)
+
     def oversize(self) -> np.ndarray:
         """Ids on the oversize list (boxes covering more than ``max_box_cells`` cells), sorted."""
-        return np.sort(self.elements.ids[np.array(sorted(self._big), dtype=np.int64)])
+        return np.sort(self.elements.ids[self._big_slots()])
 
-    # -- hooks ----------------------------------------------------------
-    def _reserve(self, extra: int) -> None:
-        self.nxt, self.elem = grow_pool(self.nxt, self.elem, self.state, extra)
-        if len(self.key) < len(self.nxt):
-            self.key = np.concatenate([self.key, np.zeros(len(self.nxt) - len(self.key), np.int64)])
-
-    def _is_big(self, box) -> bool:
-        return int(_span_counts(box.reshape(1, 4), self._inv)[0]) > self.max_box_cells
-
+    # -- hooks: each calls one step ---------------------------------------
     def _insert(self, slot, box):
-        if self._is_big(box):
-            self._big.add(int(slot))
-            return
-        self._reserve(int(_span_counts(box.reshape(1, 4), self._inv)[0]))
-        _insert_box(self.head, self.nxt, self.elem, self.key, self.state, box[0], box[1], box[2], box[3],
-                    slot, self._inv, self._bad)
-
-    def _remove(self, slot, box):
-        if int(slot) in self._big:
-            self._big.discard(int(slot))
-            return
-        _remove_box(self.head, self.nxt, self.elem, self.key, self.state, box[0], box[1], box[2], box[3],
-                    slot, self._inv, self._bad)
+        self._build(np.array([slot], dtype=np.int64))
 
     def _build(self, slots):
-        boxes = self.elements.boxes
-        counts = _span_counts(boxes[slots], self._inv)
-        big = counts > self.max_box_cells
-        self._big.update(slots[big].tolist())
-        small = np.ascontiguousarray(slots[~big])
-        self._reserve(int(counts[~big].sum()))
-        _build_kernel(self.head, self.nxt, self.elem, self.key, self.state, boxes, small, self._inv, self._bad)
+        self.lists, big = insert_boxes(self.lists, self.hashing, self.elements.boxes, slots, self.max_box_cells)
+        self._big.update(big.tolist())
+
+    def _remove(self, slot, box):
+        if slot in self._big:
+            self._big.discard(slot)
+        else:
+            remove_box(self.lists, self.hashing, self.elements.boxes, slot)
 
     def _update(self, slot, old, new):
-        if self.cell_range(old) != self.cell_range(new):
-            self._remove(slot, old)
-            self._insert(slot, new)
+        self._update_many(np.array([slot], dtype=np.int64), old.reshape(1, 4), new.reshape(1, 4))
+
+    def _update_many(self, slots, old, new):
+        self.lists, flipped = move_boxes(self.lists, self.hashing, slots, old, new, self.max_box_cells)
+        self._big.symmetric_difference_update(flipped.tolist())
 
     def _query(self, box):
         cx0, cy0, cx1, cy1 = self.cell_range(box)
         scan_all = (cx1 - cx0 + 1) * (cy1 - cy0 + 1) > self.table_size
-        slots, self.last_query_nodes = _query_kernel(self.head, self.nxt, self.elem, self.key,
-                                                     self.elements.boxes, box[0], box[1], box[2], box[3],
-                                                     self._inv, self._bad, scan_all)
-        if self._big:
-            big = np.array(sorted(self._big), dtype=np.int64)
+        slots, self.last_query_nodes = query_box(self.lists, self.hashing, self.elements.boxes, box, scan_all)
+        big = self._big_slots()
+        if len(big):
             b = self.elements.boxes[big]
             hit = (b[:, 0] <= box[2]) & (box[0] <= b[:, 2]) & (b[:, 1] <= box[3]) & (box[1] <= b[:, 3])
             slots = np.concatenate([slots, big[hit]])
         return slots
 
     def _pairs(self):
-        p, self.last_pair_tests, self.last_key_compares = _pairs_kernel(
-            self.head, self.nxt, self.elem, self.key, self.elements.boxes, self._inv, self.elements.high_water)
-        if self._big:
-            big = np.array(sorted(self._big), dtype=np.int64)
-            p = np.concatenate([p, _big_pairs(big, self.elements.live_slots(), self.elements.boxes)])
+        p, self.last_pair_tests, self.last_key_compares = pairs_in_buckets(
+            self.lists, self.hashing, self.elements.boxes, self.elements.high_water)
+        big = self._big_slots()
+        if len(big):
+            p = np.concatenate([p, oversize_pairs(big, self.elements.live_slots(), self.elements.boxes)])
         return p
 
     def _clear(self):
@@ -470,14 +561,16 @@ class SpatialHash(BroadPhase):
                 + 8 * len(self._big))
 
     def regions(self):
-        """The occupied cells (depth 0), one rectangle per distinct cell."""
+        """The occupied cells (depth 0), one rectangle per distinct cell (clamped to the float range)."""
         _, ks = _bucket_nodes(self.head, self.nxt, self.key)
         ks = np.unique(ks)
         cx = (ks // KEY_SHIFT - CELL_LIMIT).astype(np.float64)
         cy = (ks % KEY_SHIFT - CELL_LIMIT).astype(np.float64)
         s = self.cell_size
-        rects = np.column_stack([cx * s, cy * s, (cx + 1) * s, (cy + 1) * s]).reshape(-1, 4)
-        return rects, np.zeros(len(rects), dtype=np.int64)
+        with np.errstate(over="ignore"):
+            rects = np.column_stack([cx * s, cy * s, (cx + 1) * s, (cy + 1) * s]).reshape(-1, 4)
+        big = sys.float_info.max
+        return np.clip(rects, -big, big), np.zeros(len(rects), dtype=np.int64)
 
     def __repr__(self):
         return (f"SpatialHash(n={len(self)}, cell_size={self.cell_size:g}, table_size={self.table_size}, "

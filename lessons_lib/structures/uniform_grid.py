@@ -4,8 +4,8 @@ Lesson 02. The world is cut into square cells of side ``cell_size``. A box goes
 into **every** cell it overlaps; two boxes can only touch if they share a cell,
 so the pair search tests only boxes that share a cell.
 
-Data layout (the seed's "one 32-bit integer per cell")
-------------------------------------------------------
+Data layout (one 32-bit integer per cell)
+-----------------------------------------
 ==========  ================  ==================================================
 array       shape, dtype      meaning
 ==========  ================  ==================================================
@@ -20,15 +20,16 @@ Boxes themselves live once, in the shared element table; a node is 8 bytes and a
 box has one node per cell it covers. The cell of a coordinate is
 ``floor((v - origin) / cell_size)`` clamped to the grid, so boxes partly or
 wholly outside the world land in the border cells (never lost, never an error).
-See :mod:`lessons_lib.structures.grid_cells` for why this clamping is safe and how each
-pair is reported once (from the cell of the lower-left corner of the two boxes'
-intersection).
+See :mod:`lessons_lib.structures.grid_cells` for why this clamping is safe, how
+each pair is reported once (from its *reference cell*, the cell of the
+lower-left corner of the two boxes' intersection) and the names the kernels
+share (``geom``, ``lists``, ``XMIN`` ..).
 
-The second half of the module is the **corner-only pitfall**
-(:func:`corner_only_pairs`): the benchmark article's grid hashing puts a box
-only in the cells of its four corners, which misses pairs that meet in a cell
-where neither box has a corner. It is wrong on purpose, for the lesson, and is
-not registered in ``STRUCTURES``.
+The steps, as lesson 02 names them: :func:`insert_boxes`, :func:`remove_box`,
+:func:`move_boxes` (an update), :func:`query_box` and
+:func:`pairs_by_reference_cell`. Choosing the cell size
+(:func:`suggest_cell_size`) and the classes come after them. The lesson's
+corner-only pitfall lives in :mod:`lessons_lib.labs.grids`.
 
 References
 ----------
@@ -42,14 +43,17 @@ References
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 
-from ..base import BroadPhase, register, world_for
-from ..geometry import as_box, as_boxes
-from .grid_cells import append_id, cell_counts, cell_of, cell_pairs, gather_cell, grow_pool, new_pool, pool_push, pool_unlink, query_hit
+from ..base import BroadPhase, register
 from ..core.jit import njit
 from ..core.params import check_int, check_positive
+from ..geometry import as_box, as_boxes
+from .grid_cells import (MIN_CELL_SIZE, USED, XMAX, XMIN, YMAX, YMIN, append_id, box_cells, cell_counts, cell_pairs,
+                         cell_span, gather_cell, grid_world, grown_pool, new_lists, pool_full, pool_push, pool_unlink,
+                         query_hit)
 
 __all__ = [
     "FixedGrid",
@@ -57,6 +61,7 @@ __all__ = [
     "suggest_cell_size",
     "typical_box_size",
     "grid_shape",
+    "check_cell_size",
     "DEFAULT_MAX_CELLS",
     "DEFAULT_CELL_FACTOR",
 ]
@@ -67,25 +72,178 @@ DEFAULT_MAX_CELLS = 1 << 22
 DEFAULT_CELLS_ACROSS = 64
 #: At most this many cells drawn one by one by ``regions()``; beyond, only occupied cells.
 REGIONS_ALL_CELLS = 4096
+#: Default multiple of the typical box size used by :func:`suggest_cell_size` (measured, see Notes there).
+DEFAULT_CELL_FACTOR = 2.0
+_BIG = sys.float_info.max
 
 
 # --------------------------------------------------------------------------
-# Choosing the cell size
+# The steps of lesson 02
 # --------------------------------------------------------------------------
+@njit
+def nodes_needed(geom, boxes, slots):
+    """Nodes the boxes of ``slots`` take: the number of cells each covers, summed."""
+    total = 0
+    for k in range(slots.shape[0]):
+        c0, r0, c1, r1 = box_cells(geom, boxes, slots[k])
+        total += (c1 - c0 + 1) * (r1 - r0 + 1)
+    return total
+
+
+@njit
+def insert_boxes(lists, geom, boxes, slots):
+    """Insert: push each slot of ``slots`` on the list of every cell its box overlaps.
+
+    The slots go in in reverse order, so that each cell's list ends up in slot
+    order. Returns the lists, their pool grown first if it lacks room (one
+    count, then at most one allocation).
+    """
+    head, nxt, elem, state = lists
+    ox, oy, inv, cols, rows = geom
+    need = state[USED] + nodes_needed(geom, boxes, slots)
+    if need > nxt.shape[0]:
+        nxt, elem = grown_pool(nxt, elem, need)
+    for k in range(slots.shape[0] - 1, -1, -1):
+        s = slots[k]
+        c0, r0, c1, r1 = box_cells(geom, boxes, s)
+        for r in range(r0, r1 + 1):
+            for c in range(c0, c1 + 1):
+                pool_push(head, nxt, elem, state, r * cols + c, s)
+    return head, nxt, elem, state
+
+
+@njit
+def remove_box(lists, geom, boxes, slot):
+    """Remove: unlink ``slot`` from every cell of its box ``boxes[slot]``; returns the number of nodes freed."""
+    head, nxt, elem, state = lists
+    ox, oy, inv, cols, rows = geom
+    c0, r0, c1, r1 = box_cells(geom, boxes, slot)
+    freed = 0
+    for r in range(r0, r1 + 1):
+        for c in range(c0, c1 + 1):
+            freed += pool_unlink(head, nxt, elem, state, r * cols + c, slot)
+    return freed
+
+
+@njit
+def move_boxes(lists, geom, slots, old, new):
+    """Update: re-index boxes that moved from ``old[k]`` to ``new[k]``; returns ``(lists, boxes that changed cells)``.
+
+    A box whose cell range did not change is not touched at all (the common
+    case of a small step). The others leave their old cells and join the new
+    ones (their freed nodes are reused first).
+    """
+    head, nxt, elem, state = lists
+    ox, oy, inv, cols, rows = geom
+    changed = 0
+    for k in range(slots.shape[0]):
+        c0, r0, c1, r1 = box_cells(geom, old, k)
+        d0, s0, d1, s1 = box_cells(geom, new, k)
+        if c0 == d0 and r0 == s0 and c1 == d1 and r1 == s1:
+            continue
+        changed += 1
+        s = slots[k]
+        for r in range(r0, r1 + 1):
+            for c in range(c0, c1 + 1):
+                pool_unlink(head, nxt, elem, state, r * cols + c, s)
+        for r in range(s0, s1 + 1):
+            for c in range(d0, d1 + 1):
+                if pool_full(nxt, state):  # no free node left: double the pool
+                    nxt, elem = grown_pool(nxt, elem, state[USED] + 1)
+                pool_push(head, nxt, elem, state, r * cols + c, s)
+    return (head, nxt, elem, state), changed
+
+
+@njit
+def query_box(lists, geom, boxes, q):
+    """Query: slots whose boxes meet the closed box ``q``, each once; plus (cells, nodes) visited.
+
+    An element met in several cells is reported only from the cell of the
+    lower-left corner of its intersection with the query box.
+    """
+    head, nxt, elem, state = lists
+    ox, oy, inv, cols, rows = geom
+    qc0, qr0, qc1, qr1 = cell_span(geom, q[XMIN], q[YMIN], q[XMAX], q[YMAX])
+    out = np.empty(16, dtype=np.int64)
+    k = 0
+    nodes = 0
+    for r in range(qr0, qr1 + 1):
+        for c in range(qc0, qc1 + 1):
+            node = head[r * cols + c]
+            while node != -1:
+                s = elem[node]
+                node = nxt[node]
+                nodes += 1
+                if query_hit(boxes, s, q, qc0, qr0, c, r, geom):
+                    out, k = append_id(out, k, s)
+    return out[:k].copy(), (qr1 - qr0 + 1) * (qc1 - qc0 + 1), nodes
+
+
+@njit
+def pairs_by_reference_cell(lists, geom, boxes, n_slots):
+    """All pairs: every intersecting slot pair once (from its reference cell); plus the box tests made.
+
+    Each cell's list is first gathered into small contiguous arrays (the
+    boxes read once per cell, not once per test), then tested two by two.
+    ``n_slots``: every slot is below it (a cell holds a slot at most once).
+    """
+    head, nxt, elem, state = lists
+    ox, oy, inv, cols, rows = geom
+    m_max = max(n_slots, 1)
+    copy = (np.empty(m_max, np.int64), np.empty((m_max, 4), np.float64), np.empty(m_max, np.int64),
+            np.empty(m_max, np.int64))
+    out = np.empty((max(16, n_slots), 2), dtype=np.int64)
+    k = 0
+    tests = 0
+    for r in range(rows):
+        for c in range(cols):
+            first = head[r * cols + c]
+            if first == -1 or nxt[first] == -1:
+                continue  # fewer than two boxes: nothing to test
+            m = gather_cell(first, nxt, elem, boxes, geom, copy)
+            tests += m * (m - 1) // 2
+            out, k = cell_pairs(copy, m, c, r, out, k)
+    return out[:k].copy(), tests
+
+
+# --------------------------------------------------------------------------
+# Choosing the cell size (every size and count in a form that cannot overflow)
+# --------------------------------------------------------------------------
+def cells_across(lo: float, hi: float, size: float) -> float:
+    """``(hi - lo) / size`` as a float, computed from halves so that ``hi - lo`` cannot overflow (may be inf)."""
+    return (0.5 * hi - 0.5 * lo) / size * 2.0
+
+
+def check_cell_size(cell_size, name: str = "cell_size") -> float:
+    """``cell_size`` as a float in ``[MIN_CELL_SIZE, float max]``: positive, finite, with a finite inverse.
+
+    Raises
+    ------
+    ValueError
+        Not a positive finite number, or so small that ``1 / cell_size``
+        overflows (below about 5.6e-309); the message names ``name``.
+    """
+    c = check_positive(name, cell_size)
+    if c < MIN_CELL_SIZE:
+        raise ValueError(f"{name} must be at least {MIN_CELL_SIZE:.3g} world units (1 / {name} must be a finite "
+                         f"float), got {c!r}")
+    return c
+
+
 def grid_shape(world, cell_size: float, max_cells: int = DEFAULT_MAX_CELLS) -> tuple[int, int]:
     """``(rows, cols)`` of square cells of side ``cell_size`` covering ``world``.
 
     Raises
     ------
     ValueError
-        A bad cell size, or more than ``max_cells`` cells (the message gives
-        the grid it would have made).
+        A bad cell size (see :func:`check_cell_size`), or more than
+        ``max_cells`` cells (the message gives the grid it would have made).
     """
     w = as_box(world, name="world")
-    c = check_positive("cell_size", cell_size)
+    c = check_cell_size(cell_size)
     max_cells = check_int("max_cells", max_cells, 1)
-    fc, fr = (w[2] - w[0]) / c, (w[3] - w[1]) / c
-    if fc * fr > max_cells or fc > max_cells or fr > max_cells:
+    fc, fr = cells_across(w[0], w[2], c), cells_across(w[1], w[3], c)
+    if not (fc * fr <= max_cells and fc <= max_cells and fr <= max_cells):
         raise ValueError(
             f"cell_size {c:g} gives a {fr:.3g} x {fc:.3g} grid over the world {w.tolist()}, more than "
             f"max_cells={max_cells:,} cells; use larger cells or raise max_cells"
@@ -93,24 +251,25 @@ def grid_shape(world, cell_size: float, max_cells: int = DEFAULT_MAX_CELLS) -> t
     return max(1, math.ceil(fr)), max(1, math.ceil(fc))
 
 
-def typical_box_size(boxes: np.ndarray, area: float | None = None) -> float:
-    """Median of ``max(width, height)`` of validated ``boxes``.
+def _side_over(w, parts: float) -> float:
+    """``sqrt(width * height / parts)`` of the world ``w``, without overflow."""
+    return 2.0 * math.sqrt(0.5 * w[2] - 0.5 * w[0]) * (math.sqrt(0.5 * w[3] - 0.5 * w[1]) / math.sqrt(parts))
+
+
+def typical_box_size(boxes: np.ndarray, world=None) -> float:
+    """Median of ``max(width, height)`` of validated ``boxes`` (at most the largest float).
 
     When that is 0 (points, segments), the side of a square holding one box on
-    average in ``area`` (default the boxes' bounding box); 1.0 if that is 0 too.
+    average in ``world`` (default the boxes' bounding box); 1.0 if that is 0 too.
     """
-    typical = float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]))) if len(boxes) else 0.0
-    if typical > 0:
-        return typical
-    if area is None:
-        w = world_for(boxes)
-        area = (w[2] - w[0]) * (w[3] - w[1])
-    typical = math.sqrt(area / max(1, len(boxes)))
-    return typical if math.isfinite(typical) and typical > 0 else 1.0
-
-
-#: Default multiple of the typical box size used by :func:`suggest_cell_size` (measured, see Notes there).
-DEFAULT_CELL_FACTOR = 2.0
+    if len(boxes):
+        half = np.maximum(0.5 * boxes[:, 2] - 0.5 * boxes[:, 0], 0.5 * boxes[:, 3] - 0.5 * boxes[:, 1])
+        typical = min(2.0 * float(np.median(half)), _BIG)
+        if typical > 0:
+            return typical
+    w = grid_world(boxes) if world is None else world
+    typical = _side_over(w, max(1, len(boxes)))
+    return typical if 0 < typical < math.inf else 1.0
 
 
 def suggest_cell_size(boxes, world=None, *, factor: float = DEFAULT_CELL_FACTOR,
@@ -135,7 +294,9 @@ def suggest_cell_size(boxes, world=None, *, factor: float = DEFAULT_CELL_FACTOR,
         size (points), the side of a cell holding one box on average. Enlarged,
         if needed, so that the grid has at most ``max(1024, 4 n)`` cells and at
         most ``max_cells``: a sparse, huge world gets coarser cells rather than
-        an enormous array (memory stays O(n)).
+        an enormous array (memory stays O(n)). Always between
+        :data:`~lessons_lib.structures.grid_cells.MIN_CELL_SIZE` and the largest
+        float, whatever the boxes' scale.
 
     Raises
     ------
@@ -152,157 +313,48 @@ def suggest_cell_size(boxes, world=None, *, factor: float = DEFAULT_CELL_FACTOR,
     3 times the typical box size and the curve is flat there.
     """
     b = as_boxes(boxes)
-    w = world_for(b) if world is None else as_box(world, name="world")
+    w = grid_world(b) if world is None else as_box(world, name="world")
     factor = check_positive("factor", factor, unit="box sizes")
     max_cells = check_int("max_cells", max_cells, 1)
-    area = max((w[2] - w[0]) * (w[3] - w[1]), 1e-300)
-    size = factor * typical_box_size(b, area)
+    size = max(min(factor * typical_box_size(b, w), _BIG), MIN_CELL_SIZE)
     budget = min(max_cells, max(1024, 4 * len(b)))
+
+    def cells(count):  # ceil(count), at least 1, without overflow
+        return math.ceil(count) if count < 2.0**62 else math.inf
+
     # ceil() adds up to one row and one column: leave room for them.
-    while True:
-        fc, fr = (w[2] - w[0]) / size, (w[3] - w[1]) / size
-        if (math.ceil(fc) if fc >= 1 else 1) * (math.ceil(fr) if fr >= 1 else 1) <= budget:
-            return float(size)
-        size = max(size * 1.05, math.sqrt(area / budget))
+    while size < _BIG and cells(cells_across(w[0], w[2], size)) * cells(cells_across(w[1], w[3], size)) > budget:
+        size = min(max(size * 1.05, _side_over(w, budget)), _BIG)
+    return float(size)
 
 
 # --------------------------------------------------------------------------
-# Kernels: cell ranges, insert, remove, bulk build, bulk update
-# --------------------------------------------------------------------------
-@njit
-def span_counts(boxes, slots, ox, oy, inv, cols, rows):
-    """Number of cells each ``boxes[slots[k]]`` covers; int64 (k,)."""
-    out = np.empty(slots.shape[0], dtype=np.int64)
-    for k in range(slots.shape[0]):
-        s = slots[k]
-        c0, c1 = cell_of(boxes[s, 0], ox, inv, cols), cell_of(boxes[s, 2], ox, inv, cols)
-        r0, r1 = cell_of(boxes[s, 1], oy, inv, rows), cell_of(boxes[s, 3], oy, inv, rows)
-        out[k] = (c1 - c0 + 1) * (r1 - r0 + 1)
-    return out
-
-
-@njit
-def _insert_box(head, nxt, elem, state, x0, y0, x1, y1, slot, ox, oy, inv, cols, rows):
-    """Push ``slot`` into every cell the box overlaps (the pool must have room)."""
-    c0, c1 = cell_of(x0, ox, inv, cols), cell_of(x1, ox, inv, cols)
-    r0, r1 = cell_of(y0, oy, inv, rows), cell_of(y1, oy, inv, rows)
-    for r in range(r0, r1 + 1):
-        for c in range(c0, c1 + 1):
-            pool_push(head, r * cols + c, nxt, elem, state, slot)
-
-
-@njit
-def _remove_box(head, nxt, elem, state, x0, y0, x1, y1, slot, ox, oy, inv, cols, rows):
-    """Unlink ``slot`` from every cell the box overlaps; returns the number of nodes freed."""
-    c0, c1 = cell_of(x0, ox, inv, cols), cell_of(x1, ox, inv, cols)
-    r0, r1 = cell_of(y0, oy, inv, rows), cell_of(y1, oy, inv, rows)
-    freed = 0
-    for r in range(r0, r1 + 1):
-        for c in range(c0, c1 + 1):
-            freed += pool_unlink(head, r * cols + c, nxt, elem, state, slot)
-    return freed
-
-
-@njit
-def build_kernel(head, nxt, elem, state, boxes, slots, ox, oy, inv, cols, rows):
-    """Bulk load: insert ``slots`` (in reverse, so each cell's list ends up in slot order)."""
-    for k in range(slots.shape[0] - 1, -1, -1):
-        s = slots[k]
-        _insert_box(head, nxt, elem, state, boxes[s, 0], boxes[s, 1], boxes[s, 2], boxes[s, 3], s,
-                    ox, oy, inv, cols, rows)
-
-
-@njit
-def update_kernel(head, nxt, elem, state, slots, old, new, ox, oy, inv, cols, rows):
-    """Re-index moved boxes; a box whose cell range did not change is not touched at all.
-
-    Returns the number of boxes whose cells changed.
-    """
-    moved = 0
-    for k in range(slots.shape[0]):
-        same = (cell_of(old[k, 0], ox, inv, cols) == cell_of(new[k, 0], ox, inv, cols)
-                and cell_of(old[k, 2], ox, inv, cols) == cell_of(new[k, 2], ox, inv, cols)
-                and cell_of(old[k, 1], oy, inv, rows) == cell_of(new[k, 1], oy, inv, rows)
-                and cell_of(old[k, 3], oy, inv, rows) == cell_of(new[k, 3], oy, inv, rows))
-        if same:
-            continue
-        moved += 1
-        s = slots[k]
-        _remove_box(head, nxt, elem, state, old[k, 0], old[k, 1], old[k, 2], old[k, 3], s, ox, oy, inv, cols, rows)
-        _insert_box(head, nxt, elem, state, new[k, 0], new[k, 1], new[k, 2], new[k, 3], s, ox, oy, inv, cols, rows)
-    return moved
-
-
-@njit
-def _query_kernel(head, nxt, elem, boxes, q0, q1, q2, q3, ox, oy, inv, cols, rows):
-    """Slots whose boxes meet the closed query box, each once; plus (cells, nodes) visited.
-
-    An element met in several cells is reported only from the cell of the
-    lower-left corner of its intersection with the query box.
-    """
-    qc0, qc1 = cell_of(q0, ox, inv, cols), cell_of(q2, ox, inv, cols)
-    qr0, qr1 = cell_of(q1, oy, inv, rows), cell_of(q3, oy, inv, rows)
-    out = np.empty(16, dtype=np.int64)
-    k = 0
-    nodes = 0
-    for r in range(qr0, qr1 + 1):
-        for c in range(qc0, qc1 + 1):
-            node = head[r * cols + c]
-            while node != -1:
-                s = elem[node]
-                node = nxt[node]
-                nodes += 1
-                if query_hit(boxes, s, q0, q1, q2, q3, qc0, qr0, c, r, ox, oy, inv, cols, rows):
-                    out, k = append_id(out, k, s)
-    cells = (qr1 - qr0 + 1) * (qc1 - qc0 + 1)
-    return out[:k].copy(), cells, nodes
-
-
-@njit
-def pairs_kernel(head, nxt, elem, boxes, ox, oy, inv, cols, rows, n_slots):
-    """All intersecting slot pairs, each once; plus the number of box-box tests made.
-
-    Each cell's list is first gathered into small contiguous arrays (the
-    boxes read once per cell, not once per test), then tested two by two.
-    """
-    buf = np.empty(max(n_slots, 1), dtype=np.int64)
-    bx = np.empty((max(n_slots, 1), 4), dtype=np.float64)
-    bc = np.empty(max(n_slots, 1), dtype=np.int64)
-    br = np.empty(max(n_slots, 1), dtype=np.int64)
-    out = np.empty((max(16, n_slots), 2), dtype=np.int64)
-    k = 0
-    tests = 0
-    for r in range(rows):
-        for c in range(cols):
-            node = head[r * cols + c]
-            if node == -1 or nxt[node] == -1:
-                continue  # fewer than two boxes: nothing to test
-            m = gather_cell(head, r * cols + c, nxt, elem, boxes, ox, oy, inv, cols, rows, buf, bx, bc, br)
-            tests += m * (m - 1) // 2
-            out, k = cell_pairs(buf, bx, bc, br, m, c, r, out, k)
-    return out[:k].copy(), tests
-
-
-# --------------------------------------------------------------------------
-# The structure
+# The structures
 # --------------------------------------------------------------------------
 class FixedGrid(BroadPhase):
-    """What the uniform and the hierarchical grid share: a world cut into square cells.
+    """What the grids over a world share: square cells, their geometry, the cell size from the boxes.
 
-    Sets ``cell_size``, ``rows``, ``cols`` (raising ``ValueError`` on bad
-    parameters, see :class:`UniformGrid`), suggests the cell size in
-    ``from_boxes``, maps boxes to cell ranges, and returns pairs in canonical
-    order with a counting sort. Not registered: it stores nothing.
+    Sets ``cell_size``, ``rows``, ``cols`` and ``geom`` (raising ``ValueError``
+    on bad parameters, see :class:`UniformGrid`), infers the world and the cell
+    size in ``from_boxes``, and maps boxes to cell ranges. Not registered: it
+    stores nothing.
     """
 
     def __init__(self, *, world=None, cell_size=None, max_cells: int = DEFAULT_MAX_CELLS):
         super().__init__(world=world)
         self.max_cells = check_int("max_cells", max_cells, 1)
+        w = self.world
         if cell_size is None:
-            cell_size = max(self.world[2] - self.world[0], self.world[3] - self.world[1]) / DEFAULT_CELLS_ACROSS
-        self.cell_size = check_positive("cell_size", cell_size)
-        self.rows, self.cols = grid_shape(self.world, self.cell_size, self.max_cells)
-        self._inv = 1.0 / self.cell_size
+            cell_size = max(cells_across(w[0], w[2], DEFAULT_CELLS_ACROSS), cells_across(w[1], w[3],
+                                                                                        DEFAULT_CELLS_ACROSS))
+            if not cell_size >= MIN_CELL_SIZE:
+                raise ValueError(f"world {w.tolist()} is too small for a grid: its default cell (the longer side / "
+                                 f"{DEFAULT_CELLS_ACROSS}) would be {cell_size:.3g} units, below the smallest cell "
+                                 f"size {MIN_CELL_SIZE:.3g}; give a larger world")
+        self.cell_size = check_cell_size(cell_size)
+        self.rows, self.cols = grid_shape(w, self.cell_size, self.max_cells)
+        #: ``(ox, oy, inv, cols, rows)``: what every kernel needs to find a cell (see grid_cells).
+        self.geom = (float(w[0]), float(w[1]), 1.0 / self.cell_size, self.cols, self.rows)
         self.last_pair_tests = 0
         self.last_query_cells = 0
 
@@ -310,35 +362,37 @@ class FixedGrid(BroadPhase):
     def from_boxes(cls, boxes, **params) -> "FixedGrid":
         """Build a grid holding ``boxes`` under ids ``0 .. n-1`` (one bulk load).
 
-        ``cell_size=None`` (the default) takes :func:`suggest_cell_size` of the
+        ``world=None`` (the default) takes the boxes' bounding box (never
+        flat); ``cell_size=None`` takes :meth:`suggested_cell_size` of the
         boxes. Other parameters and errors as :meth:`BroadPhase.from_boxes`.
         """
+        b = as_boxes(boxes)
+        if params.get("world") is None:
+            params["world"] = grid_world(b)
         if params.get("cell_size") is None:
-            b = as_boxes(boxes)
-            if params.get("world") is None:
-                params["world"] = world_for(b)  # what BroadPhase.from_boxes would infer; computed once
-            params["cell_size"] = suggest_cell_size(
-                b, params["world"], max_cells=params.get("max_cells", DEFAULT_MAX_CELLS))
-            boxes = b
-        return super().from_boxes(boxes, **params)
+            params["cell_size"] = cls.suggested_cell_size(b, params)
+        return super().from_boxes(b, **params)
 
-    # -- geometry -------------------------------------------------------
-    @property
-    def _geom(self):
-        return float(self.world[0]), float(self.world[1]), self._inv, self.cols, self.rows
+    @classmethod
+    def suggested_cell_size(cls, boxes: np.ndarray, params: dict) -> float:
+        """The cell size ``from_boxes`` uses for validated ``boxes``: :func:`suggest_cell_size` (twice their typical size)."""
+        return suggest_cell_size(boxes, params["world"], max_cells=params.get("max_cells", DEFAULT_MAX_CELLS))
 
     def cell_range(self, box) -> tuple[int, int, int, int]:
         """``(col0, row0, col1, row1)``: the inclusive cell range a box covers (clamped)."""
         b = as_box(box)
-        ox, oy, inv, cols, rows = self._geom
-        return (int(cell_of(b[0], ox, inv, cols)), int(cell_of(b[1], oy, inv, rows)),
-                int(cell_of(b[2], ox, inv, cols)), int(cell_of(b[3], oy, inv, rows)))
+        return tuple(int(v) for v in cell_span(self.geom, b[0], b[1], b[2], b[3]))
 
     def cell_box(self, row: int, col: int) -> np.ndarray:
-        """The rectangle of cell ``(row, col)`` in world units."""
-        s = self.cell_size
-        return np.array([self.world[0] + col * s, self.world[1] + row * s,
-                         self.world[0] + (col + 1) * s, self.world[1] + (row + 1) * s])
+        """The rectangle of cell ``(row, col)`` in world units (clamped to the float range)."""
+        return self._cell_rects(np.array([row]), np.array([col]))[0]
+
+    def _cell_rects(self, rows: np.ndarray, cols: np.ndarray, scale: int = 1) -> np.ndarray:
+        """Rectangles of cells ``(rows[k], cols[k])`` of a grid ``scale`` times coarser, from the same origin."""
+        s, (x0, y0) = self.cell_size * scale, self.world[:2]
+        with np.errstate(over="ignore"):
+            rects = np.column_stack([x0 + cols * s, y0 + rows * s, x0 + (cols + 1) * s, y0 + (rows + 1) * s])
+        return np.clip(rects.astype(np.float64).reshape(-1, 4), -_BIG, _BIG)
 
 
 @register("uniform_grid")
@@ -362,6 +416,10 @@ class UniformGrid(FixedGrid):
     rows, cols : int
         Grid shape. Cell ``(row, col)`` spans ``[x0 + col * s, x0 + (col + 1) * s]``
         by ``[y0 + row * s, y0 + (row + 1) * s]``.
+    head, nxt, elem, state : numpy.ndarray
+        The cells' node lists (see the module notes).
+    geom : tuple
+        ``(ox, oy, 1 / cell_size, cols, rows)``, as the kernels take it.
     last_pair_tests : int
         Box-box tests made by the last ``pairs()`` call.
     last_query_cells, last_query_nodes : int
@@ -370,23 +428,50 @@ class UniformGrid(FixedGrid):
     Raises
     ------
     ValueError
-        A bad world, cell size or ``max_cells``, or a grid above ``max_cells``.
+        A bad world, cell size or ``max_cells``, a grid above ``max_cells``, a
+        cell size below :data:`~lessons_lib.structures.grid_cells.MIN_CELL_SIZE`
+        (whose inverse would overflow).
 
     Notes
     -----
+    Coordinates: any finite float. Boxes outside the world, even at the float
+    limits, clamp into the border cells; worlds wider than the largest float
+    (``[-1.8e308, 1.8e308]``) work, as do boxes of zero or denormal size.
+    Cells must be at least about 5.6e-309 units wide.
+
     Insert/remove O(cells covered x list length); query O(cells in the query
     + nodes in them); pairs O(cells + sum over cells of m^2 / 2) for ``m``
     boxes per cell. Memory: 4 bytes per cell + 8 bytes per (box, cell) node,
     plus the shared element table (41 bytes per slot). ``pairs()`` returns the
     library's canonical order via :func:`lessons_lib.core.pair_order.canonical_pairs`
-    (a counting sort) instead of a lexsort of all pairs.
+    (a counting sort) instead of a lexsort of all pairs. Lesson 02 follows the
+    grid of 32-bit integers of the quadtree answer set [SO-quadtree].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lessons_lib import UniformGrid
+    >>> g = UniformGrid.from_boxes(np.array([[0, 0, 2, 2], [1, 1, 3, 3], [5, 5, 6, 6]]))
+    >>> g.pairs().tolist()
+    [[0, 1]]
+    >>> g.update(2, [2, 2, 4, 4])
+    >>> g.pairs().tolist(), g.query([3.5, 3.5, 4, 4]).tolist()
+    ([[0, 1], [0, 2], [1, 2]], [2])
     """
 
     def __init__(self, *, world=None, cell_size=None, max_cells: int = DEFAULT_MAX_CELLS):
         super().__init__(world=world, cell_size=cell_size, max_cells=max_cells)
-        self.head = np.full(self.rows * self.cols, -1, dtype=np.int32)
-        self.nxt, self.elem, self.state = new_pool(16)
+        self.lists = new_lists(self.rows * self.cols)
         self.last_query_nodes = 0
+
+    @property
+    def lists(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(head, nxt, elem, state)``, as the kernels take and return them."""
+        return self.head, self.nxt, self.elem, self.state
+
+    @lists.setter
+    def lists(self, value) -> None:
+        self.head, self.nxt, self.elem, self.state = value
 
     def occupancy(self) -> np.ndarray:
         """Elements per cell: ``(rows, cols)`` int64."""
@@ -406,45 +491,30 @@ class UniformGrid(FixedGrid):
         """Total (box, cell) nodes: sum of :meth:`occupancy`."""
         return int(self.occupancy().sum())
 
-    # -- hooks ----------------------------------------------------------
-    def _reserve(self, extra: int) -> None:
-        self.nxt, self.elem = grow_pool(self.nxt, self.elem, self.state, extra)
-
+    # -- hooks: each calls one step ---------------------------------------
     def _insert(self, slot, box):
-        c0, r0, c1, r1 = self.cell_range(box)
-        self._reserve((c1 - c0 + 1) * (r1 - r0 + 1))
-        _insert_box(self.head, self.nxt, self.elem, self.state, box[0], box[1], box[2], box[3], slot, *self._geom)
-
-    def _remove(self, slot, box):
-        _remove_box(self.head, self.nxt, self.elem, self.state, box[0], box[1], box[2], box[3], slot, *self._geom)
+        self.lists = insert_boxes(self.lists, self.geom, self.elements.boxes, np.array([slot], dtype=np.int64))
 
     def _build(self, slots):
-        if len(slots) == 0:
-            return
-        boxes = self.elements.boxes
-        self._reserve(int(span_counts(boxes, slots, *self._geom).sum()))
-        build_kernel(self.head, self.nxt, self.elem, self.state, boxes, slots, *self._geom)
+        self.lists = insert_boxes(self.lists, self.geom, self.elements.boxes, slots)
+
+    def _remove(self, slot, box):
+        remove_box(self.lists, self.geom, self.elements.boxes, slot)  # the table still holds the box
 
     def _update(self, slot, old, new):
         self._update_many(np.array([slot], dtype=np.int64), old.reshape(1, 4), new.reshape(1, 4))
 
     def _update_many(self, slots, old, new):
-        if len(slots) == 0:
-            return
-        # Fresh nodes needed <= sum of (new cells - old cells) where positive: each box frees its old nodes first.
-        k = np.arange(len(slots), dtype=np.int64)
-        grow = span_counts(new, k, *self._geom) - span_counts(old, k, *self._geom)
-        self._reserve(int(grow[grow > 0].sum()))
-        update_kernel(self.head, self.nxt, self.elem, self.state, slots, old, new, *self._geom)
+        self.lists, _ = move_boxes(self.lists, self.geom, slots, old, new)
 
     def _query(self, box):
-        slots, self.last_query_cells, self.last_query_nodes = _query_kernel(
-            self.head, self.nxt, self.elem, self.elements.boxes, box[0], box[1], box[2], box[3], *self._geom)
+        slots, self.last_query_cells, self.last_query_nodes = query_box(self.lists, self.geom, self.elements.boxes,
+                                                                        box)
         return slots
 
     def _pairs(self):
-        p, self.last_pair_tests = pairs_kernel(self.head, self.nxt, self.elem, self.elements.boxes,
-                                                *self._geom, self.elements.high_water)
+        p, self.last_pair_tests = pairs_by_reference_cell(self.lists, self.geom, self.elements.boxes,
+                                                          self.elements.high_water)
         return p
 
     def _clear(self):
@@ -460,14 +530,9 @@ class UniformGrid(FixedGrid):
             cells = np.arange(self.rows * self.cols)
         else:
             cells = np.flatnonzero(self.head != -1)
-        r, c = cells // self.cols, cells % self.cols
-        s = self.cell_size
-        x0, y0 = self.world[0] + c * s, self.world[1] + r * s
-        rects = np.column_stack([x0, y0, x0 + s, y0 + s]).astype(np.float64).reshape(-1, 4)
+        rects = self._cell_rects(cells // self.cols, cells % self.cols)
         return rects, np.zeros(len(rects), dtype=np.int64)
 
     def __repr__(self):
         return (f"UniformGrid(n={len(self)}, world={self.world.tolist()}, cell_size={self.cell_size:g}, "
                 f"grid={self.rows}x{self.cols})")
-
-
