@@ -111,10 +111,37 @@ class SplitBroadPhase:
     element table of the ids ``0 .. n-1``, counted in :meth:`memory_bytes`).
     The scenery's own pairs never change and are computed once.
 
+    Boxes are closed ``[xmin, ymin, xmax, ymax]`` rows in world units
+    (touching counts). Coordinates may lie anywhere the three structures
+    accept: finite float64 values; each refuses a world too large or too
+    small for its arithmetic with a ``ValueError`` naming the limit.
+
     Raises
     ------
     ValueError
-        Groups that do not partition the rows; an agent over ``bound``.
+        Groups that do not partition the rows; an agent over ``bound``;
+        ``update_many`` of a scenery id (scenery never moves); a malformed
+        box (NaN, infinite, inverted).
+
+    References
+    ----------
+    The quadtree answer set [SO-quadtree], "Dirty trick" (uniform-size agents
+    in a point grid, the few giants apart, static scenery in a tree built once);
+    the bulk-loaded R-tree of [Leutenegger1997].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> boxes = np.array([[0, 0, 2, 2], [1, 1, 3, 3],          # two agents
+    ...                   [0, 0, 50, 1],                        # a giant
+    ...                   [40, 40, 60, 60]], dtype=float)       # scenery
+    >>> groups = split_by_half_size(boxes, bound=1.0, static=[False, False, False, True])
+    >>> bp = SplitBroadPhase(boxes, groups)
+    >>> bp.pairs().tolist()
+    [[0, 1], [0, 2], [1, 2]]
+    >>> bp.update_many([2], [[0, 39, 50, 40]])                  # the giant moves onto the scenery
+    >>> bp.pairs().tolist()
+    [[0, 1], [2, 3]]
     """
 
     def __init__(self, boxes, groups, *, bound=None, world=None):
