@@ -30,6 +30,16 @@ def test_measure_and_store_small(tmp_path):
     assert len(tables[0]) == 4 and len(tables[2]) == 4
 
 
+def test_store_frames_alone_follows_the_given_scaling_rows(tmp_path):
+    rows = [{"structure": "uniform_grid", "n": 300, "step_ms": 1.0}, {"structure": "quadtree", "n": 300, "step_ms": 2.0}]
+    path = sim_measure.store_frames(log=None, name=tmp_path / "frames.csv", scaling_rows=rows, long_frames={300: 6},
+                                    frame_structures=("uniform_grid", "quadtree"), frame_n=300, frame_frames=6)
+    t = load_results(path)
+    assert t.meta["command"] == "python -m lessons_lib.labs.sim_measure --store sim_frames"
+    assert t.unique("structure") == ["uniform_grid", "quadtree"]
+    assert len(t.where(structure="uniform_grid")) == 2  # the long run only (frames 1 and 5), not run twice
+
+
 def test_layout_costs_small_and_stored(tmp_path):
     rows = sim_layout.layout_costs(sizes=(500,), structures=("uniform_grid",), frames=2, warmup=1, reps=1, log=None)
     assert [r["layout"] for r in rows] == ["hilbert", "random"]

@@ -15,6 +15,9 @@ writes three files under ``data/results/``:
 * ``sim_rebuild_vs_update.csv``: ``update_many`` + ``cleanup()`` every frame against
   ``from_boxes`` every frame, per structure (:func:`rebuild_vs_update`).
 
+``python -m lessons_lib.labs.sim_measure --store sim_frames`` rewrites ``sim_frames.csv``
+alone (:func:`store_frames`), its long runs following the stored ``sim_scaling.csv``.
+
 Which structure is fastest is measured, not assumed: every registered structure runs
 a short probe at each size, sizes growing, and a structure slower than ``PRUNE_MS``
 per frame at one size is not tried at the next. Every probe's last frame is checked
@@ -34,7 +37,7 @@ from .sim import PHASES, Simulation
 
 __all__ = ["SIZES", "LONG_FRAMES", "SETTLE_FRAMES", "PROBE_FRAMES", "WARMUP", "REBUILD_FRAMES", "PRUNE_MS",
            "SMALL_ONLY", "EVERY", "FRAME_STRUCTURES", "RESULTS", "probe", "scaling", "fastest", "long_run",
-           "rebuild_vs_update", "measure", "store_results", "reference_pairs"]
+           "rebuild_vs_update", "frame_runs", "measure", "store_results", "store_frames", "reference_pairs"]
 
 #: Sizes of the scaling probe.
 SIZES = (1_000, 5_000, 20_000, 100_000, 500_000)
@@ -58,6 +61,7 @@ FRAME_STRUCTURES = ("uniform_grid", "quadtree", "loose_tight_grid", "loose_quadt
 #: The stored files (``data/results/<name>.csv``).
 RESULTS = ("sim_scaling", "sim_frames", "sim_rebuild_vs_update")
 _COMMAND = "python -m lessons_lib.labs.sim_measure --store"
+_FRAMES_COMMAND = "python -m lessons_lib.labs.sim_measure --store sim_frames"
 
 
 def reference_pairs(boxes) -> np.ndarray:
@@ -200,6 +204,30 @@ def rebuild_vs_update(sizes=(20_000, 100_000), frames: int = REBUILD_FRAMES, str
     return rows
 
 
+def frame_runs(rows: list[dict], log=print, *, long_frames=None, frame_structures=FRAME_STRUCTURES,
+               frame_n: int = 20_000, frame_frames: int = 300) -> tuple[dict, list[dict]]:
+    """The long runs behind ``sim_frames``: ``({n: summary}, frame rows)``.
+
+    For each size of ``long_frames`` (default ``LONG_FRAMES``) the fastest structure of
+    the scaling ``rows`` (:func:`fastest`) runs :func:`long_run`; then each of
+    ``frame_structures`` other than the fastest at ``frame_n`` runs ``frame_frames`` frames.
+    """
+    say = log or (lambda *_: None)
+    longs, frame_rows = {}, []
+    for n, frames in (LONG_FRAMES if long_frames is None else long_frames).items():
+        best = fastest(rows, n)
+        if best is None:
+            continue
+        say(f"long run: {best['structure']}, n={n:,}, {frames} frames")
+        longs[n], fr = long_run(best["structure"], n, frames)
+        frame_rows += fr
+    for name in frame_structures:
+        if name in STRUCTURES and name != (fastest(rows, frame_n) or {}).get("structure"):
+            say(f"frame run: {name}, n={frame_n:,}, {frame_frames} frames")
+            frame_rows += long_run(name, frame_n, frame_frames)[1]
+    return longs, frame_rows
+
+
 def measure(log=print, *, sizes=SIZES, long_frames=None, frame_structures=FRAME_STRUCTURES,
             frame_n: int = 20_000, frame_frames: int = 300, rebuild_sizes=(20_000, 100_000),
             structures=None) -> dict:
@@ -214,21 +242,21 @@ def measure(log=print, *, sizes=SIZES, long_frames=None, frame_structures=FRAME_
     say = log or (lambda *_: None)
     say("scaling probe (update_many every frame):")
     rows = scaling(sizes, structures=structures, log=log)
-    longs, frame_rows = {}, []
-    for n, frames in (LONG_FRAMES if long_frames is None else long_frames).items():
-        best = fastest(rows, n)
-        if best is None:
-            continue
-        say(f"long run: {best['structure']}, n={n:,}, {frames} frames")
-        longs[n], fr = long_run(best["structure"], n, frames)
-        frame_rows += fr
-    for name in frame_structures:
-        if name in STRUCTURES and name != (fastest(rows, frame_n) or {}).get("structure"):
-            say(f"frame run: {name}, n={frame_n:,}, {frame_frames} frames")
-            frame_rows += long_run(name, frame_n, frame_frames)[1]
+    longs, frame_rows = frame_runs(rows, log=log, long_frames=long_frames, frame_structures=frame_structures,
+                                   frame_n=frame_n, frame_frames=frame_frames)
     say("rebuild vs update:")
     rvu = rebuild_vs_update(rebuild_sizes, structures=structures, log=log)
     return {"scaling": rows, "long": longs, "frames": frame_rows, "rebuild_vs_update": rvu}
+
+
+_WHATS = {
+    "scaling": f"lesson 12 simulation: median ms per phase over frames {WARMUP + 1}-{PROBE_FRAMES} per structure and "
+               "agent count (update_many mode), pairs and memory_bytes()",
+    "frames": f"lesson 12 simulation: every {EVERY}th frame of long runs (phase ms, candidate pairs, memory_bytes()); "
+              "the fastest structure per size and others at 20,000 agents",
+    "rebuild_vs_update": "lesson 12 simulation: update_many + cleanup every frame against from_boxes every frame; "
+                         f"medians over frames {WARMUP + 1}-{REBUILD_FRAMES}",
+}
 
 
 def store_results(log=print, *, measured: dict | None = None, names=RESULTS, **kwargs) -> list:
@@ -239,21 +267,33 @@ def store_results(log=print, *, measured: dict | None = None, names=RESULTS, **k
     from ..data import save_results
 
     m = measure(log=log, **kwargs) if measured is None else measured
-    whats = (f"lesson 12 simulation: median ms per phase over frames {WARMUP + 1}-{PROBE_FRAMES} per structure and "
-             "agent count (update_many mode), pairs and memory_bytes()",
-             f"lesson 12 simulation: every {EVERY}th frame of long runs (phase ms, candidate pairs, memory_bytes()); "
-             "the fastest structure per size and others at 20,000 agents",
-             "lesson 12 simulation: update_many + cleanup every frame against from_boxes every frame; medians over "
-             f"frames {WARMUP + 1}-{REBUILD_FRAMES}")
-    return [save_results(name, m[key], command=_COMMAND, what=what)
-            for name, key, what in zip(names, ("scaling", "frames", "rebuild_vs_update"), whats)]
+    return [save_results(name, m[key], command=_COMMAND, what=_WHATS[key])
+            for name, key in zip(names, ("scaling", "frames", "rebuild_vs_update"))]
+
+
+def store_frames(log=print, *, name="sim_frames", scaling_rows=None, **kwargs):
+    """Rewrite ``sim_frames`` alone (a minute or two); return its path.
+
+    The fastest structure per size is read from ``scaling_rows`` (default: the stored
+    ``sim_scaling.csv``, so the long runs follow the structures the lesson names
+    fastest); ``kwargs`` go to :func:`frame_runs`.
+    """
+    from ..data import load_results, save_results
+
+    rows = load_results("sim_scaling").rows() if scaling_rows is None else scaling_rows
+    frame_rows = frame_runs(rows, log=log, **kwargs)[1]
+    return save_results(name, frame_rows, command=_FRAMES_COMMAND, what=_WHATS["frames"])
 
 
 if __name__ == "__main__":  # pragma: no cover - a maintenance command
     import sys
 
-    if "--store" in sys.argv[1:]:
+    if sys.argv[1:] == ["--store", "sim_frames"]:
+        print(f"wrote {store_frames()}")
+    elif "--store" in sys.argv[1:]:
         for path in store_results():
             print(f"wrote {path}")
     else:
-        print(f"usage: {_COMMAND}   (writes data/results/{{{','.join(RESULTS)}}}.csv, about 5 minutes)")
+        print(f"usage: {_COMMAND}   (writes data/results/{{{','.join(RESULTS)}}}.csv, about 5 minutes)\n"
+              f"       {_FRAMES_COMMAND}   (rewrites sim_frames.csv alone, its long runs following the "
+              "stored sim_scaling.csv)")
