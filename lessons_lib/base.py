@@ -90,8 +90,8 @@ def world_for(boxes: np.ndarray) -> np.ndarray:
         return ARTICLE_WORLD.copy()
     w = np.array([boxes[:, 0].min(), boxes[:, 1].min(), boxes[:, 2].max(), boxes[:, 3].max()])
     for lo, hi in ((0, 2), (1, 3)):
-        if w[hi] - w[lo] < 1.0:
-            mid = 0.5 * (w[lo] + w[hi])
+        if 0.5 * w[hi] - 0.5 * w[lo] < 0.5:  # halves first: no overflow across the whole float range
+            mid = 0.5 * w[lo] + 0.5 * w[hi]
             w[lo], w[hi] = mid - 0.5, mid + 0.5
     return w
 
