@@ -84,3 +84,52 @@ def test_the_stored_tree_files_have_what_lessons_09_10_read():
         assert len(loaders[column]) == len(loaders), column
     medians = load_results(rl.MEDIAN_RESULTS)
     assert list(medians["k"]) == sorted(medians["k"]) and len(medians) >= 2
+
+
+def _rows(rects):
+    r = np.asarray(rects, np.float64).reshape(-1, 4)
+    return r[np.lexsort(r.T[::-1])]
+
+
+def test_packing_stepper_steps_up_to_the_trees_levels():
+    from lessons_lib.labs.rtrees import packing_stepper
+    from lessons_lib.structures.bulk_rtree import BulkRTree
+
+    boxes = make_scene("random", 48, seed=3, world=[0, 0, 200, 150])
+    s = packing_stepper(boxes, max_entries=4)
+    assert len(s) > 1
+    for method in ("nearest_x", "str", "hilbert"):
+        mine = [i for i in range(len(s)) if s.frame(i)["method"] == method]
+        assert len(mine) > 2 and s.frame(mine[0])["level"] == -1
+        assert sorted(s.frame(mine[0])["order"].tolist()) == list(range(len(boxes)))
+        last = s.frame(mine[-1])
+        tree = BulkRTree.from_boxes(boxes, method=method, max_entries=4)
+        assert last["level"] == len(last["levels"]) - 1 and len(last["levels"][-1]) == 1  # the root
+        shown = np.concatenate(last["levels"][: last["level"] + 1])
+        assert np.array_equal(_rows(shown), _rows(tree.regions()[0]))
+        assert len(last["levels"][0]) == -(-len(boxes) // 4)  # leaves of about M boxes
+    assert s.png(1) != s.png(2)
+
+
+def test_kd_split_stepper_cuts_at_medians_and_ends_on_the_trees_bounds():
+    from lessons_lib.labs.rtrees import kd_split_stepper
+    from lessons_lib.structures.kdtree import KDTree
+    from lessons_lib.structures.rtree_nodes import centres_of
+
+    boxes = make_scene("random", 48, seed=3, world=[0, 0, 200, 150])
+    centres = centres_of(boxes)
+    for split_axis in ("alternate", "spread"):
+        s = kd_split_stepper(boxes, capacity=4, split_axis=split_axis)
+        assert len(s) > 2
+        splits = [s.frame(i) for i in range(len(s)) if s.frame(i)["kind"] == "split"]
+        assert splits
+        for f in splits:
+            keys = np.sort(centres[np.concatenate([f["left"], f["right"]]), f["axis"]])
+            assert f["value"] == keys[len(keys) // 2] == centres[f["median"], f["axis"]]  # the median
+            assert len(f["left"]) == len(keys) // 2
+            assert (centres[f["left"], f["axis"]] <= f["value"]).all()
+            assert (centres[f["right"], f["axis"]] >= f["value"]).all()
+        tree = KDTree.from_boxes(boxes, capacity=4, split_axis=split_axis)
+        assert np.array_equal(_rows(s.frame(-1)["bounds"]), _rows(tree.regions()[0]))
+    with pytest.raises(ValueError, match="at most 80"):
+        kd_split_stepper(make_scene("random", 81, seed=0))

@@ -18,11 +18,13 @@ import numpy as np
 from .. import viz
 from ..base import STRUCTURES
 from ..geometry import as_boxes, boxes_overlap
+from ..structures.bulk_rtree import METHODS, BulkRTree, pack_order, str_groups
+from ..structures.kdtree import KDTree
 from ..structures.rtree import LOG_COLS
-from ..structures.rtree_nodes import NodeArrays, query_with_visits
+from ..structures.rtree_nodes import NodeArrays, centres_of, query_with_visits
 from ..widgets import Stepper
 
-__all__ = ["split_stepper", "visited_nodes", "mean_visits", "LOADERS", "loader_costs", "median_costs",
+__all__ = ["split_stepper", "packing_stepper", "kd_split_stepper", "PACKING_NAMES", "visited_nodes", "mean_visits", "LOADERS", "loader_costs", "median_costs",
            "store_results", "LOADER_RESULTS", "MEDIAN_RESULTS"]
 
 #: The stored measurements (``data/results/<name>.csv``).
@@ -243,3 +245,215 @@ if __name__ == "__main__":  # pragma: no cover - a maintenance command
             print(f"wrote {path}")
     else:
         print("usage: python -m lessons_lib.labs.rtrees --store   (writes data/results/tree_loaders.csv, kd_median.csv)")
+
+
+# --------------------------------------------------------------------------
+# Lesson 10: packing level by level, and the k-d tree's median splits
+# --------------------------------------------------------------------------
+#: Display names of the packing orders of :class:`~lessons_lib.structures.bulk_rtree.BulkRTree`.
+PACKING_NAMES = {"nearest_x": "Nearest-X", "str": "STR", "hilbert": "Hilbert"}
+
+
+def packing_stepper(boxes, methods=METHODS, *, max_entries=4, title=None, figsize=(5.4, 4.0), dpi=60):
+    """A :class:`~lessons_lib.widgets.Stepper` packing ``boxes`` bottom-up, one tree level per frame.
+
+    For each method, the first frame draws the boxes and the order in which
+    the leaves take them (a line through the centres, from the same
+    ``pack_order`` / ``str_groups`` the tree uses); the next frames draw the
+    nodes of level 0 (the leaves: runs of about ``max_entries`` boxes), level 1,
+    ... up to the root, each level's rectangles in thick lines over the
+    levels below it. The rectangles are read from a real
+    :class:`~lessons_lib.structures.bulk_rtree.BulkRTree` (``nodes_by_level()``).
+
+    Parameters
+    ----------
+    boxes : array_like, shape (n, 4)
+        At most 80 closed boxes, world units.
+    methods : str or sequence of str
+        Packing orders among ``"nearest_x"``, ``"str"``, ``"hilbert"``, shown one after the other.
+    max_entries : int
+        ``M`` of the trees (>= 2).
+    title, figsize, dpi
+        As for :class:`~lessons_lib.widgets.Stepper`.
+
+    Returns
+    -------
+    Stepper
+        Frames are dicts: ``method``, ``level`` (-1 for the order frame),
+        ``levels`` (list of (k, 4) rectangle arrays, leaves first) and ``order``
+        (the leaf-level packing order, indices into ``boxes``).
+
+    Raises
+    ------
+    ValueError
+        Bad boxes, an unknown method, bad ``max_entries``, more than 80 boxes.
+
+    Sources: [Roussopoulos1985], [Leutenegger1997], [Kamel1993].
+
+    Examples
+    --------
+    >>> from lessons_lib import make_scene
+    >>> s = packing_stepper(make_scene("random", 40, seed=1, world=[0, 0, 200, 150]), "str", max_entries=4)
+    >>> len(s), s.label(-1)
+    (4, 'STR: level 2 (the root), 1 node')
+    """
+    b = as_boxes(boxes)
+    if len(b) > 80:
+        raise ValueError(f"packing_stepper is for at most 80 boxes, got {len(b)}")
+    methods = (methods,) if isinstance(methods, str) else tuple(methods)
+    centres = centres_of(b)
+    frames, labels = [], []
+    for m in methods:
+        tree = BulkRTree.from_boxes(b, method=m, max_entries=max_entries)
+        levels = tree.nodes_by_level()[::-1]  # leaves first, root last
+        order = str_groups(centres, max_entries)[0] if m == "str" else pack_order(centres, m)
+        name = PACKING_NAMES[m]
+        frames.append({"method": m, "level": -1, "levels": levels, "order": order})
+        labels.append(f"{name}: the order of the {len(b)} boxes")
+        for lvl in range(len(levels)):
+            frames.append({"method": m, "level": lvl, "levels": levels, "order": order})
+            what = "the leaves" if lvl == 0 else "the root" if lvl == len(levels) - 1 else "nodes of nodes"
+            labels.append(f"{name}: level {lvl} ({what}), {viz.plural(len(levels[lvl]), 'node')}")
+    world = viz.covering_box(b)
+    top = max(len(f["levels"]) for f in frames)
+
+    def draw(ax, frame, prev):
+        name, lvl, levels = PACKING_NAMES[frame["method"]], frame["level"], frame["levels"]
+        viz.draw_boxes(ax, b, color="0.6", alpha=0.25, label="box")
+        if lvl <= 0:
+            c = centres[frame["order"]]
+            ax.plot(c[:, 0], c[:, 1], "-", color="tab:purple", lw=1.2 if lvl < 0 else 0.6,
+                    alpha=1.0 if lvl < 0 else 0.5, label="packing order", zorder=3)
+            ax.plot(c[:1, 0], c[:1, 1], "o", color="tab:purple", ms=5, label="first box", zorder=3)
+        for below in range(max(lvl, 0)):
+            viz.draw_regions(ax, (levels[below], np.full(len(levels[below]), top - 1 - below)), color="0.45",
+                             linewidth=0.8, label="levels below" if below == 0 else None)
+        if lvl >= 0:
+            viz.draw_regions(ax, (levels[lvl], np.zeros(len(levels[lvl]), np.int64)), color="tab:red",
+                             linewidth=2.2, label=f"level {lvl} nodes", zorder=4)
+            title = f"{name}, M = {max_entries}: level {lvl}, {viz.plural(len(levels[lvl]), 'node')}"
+        else:
+            title = f"{name}: the order the leaves take the boxes"
+        viz.set_world(ax, world)
+        viz.style_world_axes(ax, title=title)
+
+    return Stepper(frames, draw, labels=labels, figsize=figsize, dpi=dpi,
+                   title=title or f"Packing {len(b)} boxes bottom-up, M = {max_entries}")
+
+
+def kd_split_stepper(boxes, *, capacity=4, split_axis="alternate", title=None, figsize=(5.4, 4.0), dpi=60):
+    """A :class:`~lessons_lib.widgets.Stepper` through a k-d tree's median splits, one split per frame.
+
+    The splits are those :class:`~lessons_lib.structures.kdtree.KDTree` makes
+    when built from ``boxes``: a node holding more than ``capacity`` boxes is
+    cut along ``depth % 2`` (``split_axis="alternate"``; or the axis along which
+    its centres spread more, ``"spread"``) at the key of rank ``k // 2`` of its
+    ``k`` centres; the ``k // 2`` smaller keys go left, the rest right. They are
+    replayed here in plain Python, breadth first (the tree's compiled kernel
+    uses a stack; the splits are the same). Each frame shades the cell being
+    split, draws the cut through it, the median box and the two halves; the
+    last frame draws the bounds of every node, which equal the tree's
+    ``regions()``.
+
+    Parameters
+    ----------
+    boxes : array_like, shape (n, 4)
+        At most 80 closed boxes with distinct centres along each axis (ties
+        may be split differently from the compiled kernel).
+    capacity : int
+        Most boxes per leaf (>= 1).
+    split_axis : {"alternate", "spread"}
+    title, figsize, dpi
+        As for :class:`~lessons_lib.widgets.Stepper`.
+
+    Returns
+    -------
+    Stepper
+        Frames are dicts: ``kind`` (``"start"``, ``"split"`` or ``"bounds"``),
+        ``cuts`` (the cuts made so far, each ``(cell, axis, value)``) and, for a
+        split, ``cell``, ``depth``, ``axis``, ``value``, ``median`` (the box
+        index whose key is the cut), ``left``, ``right`` (box indices); the
+        last frame has ``bounds``, (k, 4), one row per node.
+
+    Raises
+    ------
+    ValueError
+        Bad boxes or parameters, more than 80 boxes.
+
+    Sources: [Bentley1975].
+
+    Examples
+    --------
+    >>> from lessons_lib import make_scene
+    >>> s = kd_split_stepper(make_scene("random", 40, seed=1, world=[0, 0, 200, 150]), capacity=4)
+    >>> len(s), s.frame(1)["axis"], len(s.frame(1)["left"])
+    (17, 0, 20)
+    """
+    b = as_boxes(boxes)
+    if len(b) > 80:
+        raise ValueError(f"kd_split_stepper is for at most 80 boxes, got {len(b)}")
+    tree = KDTree.from_boxes(b, capacity=capacity, split_axis=split_axis)  # checks the parameters
+    centres = centres_of(b)
+    world = viz.covering_box(b)
+    cuts, bounds = [], []
+    frames = [{"kind": "start", "cuts": []}]
+    queue = [(np.arange(len(b)), world.copy(), 0)]
+    while queue:
+        idx, cell, depth = queue.pop(0)
+        if len(idx) == 0:
+            continue
+        sub = b[idx]
+        bounds.append([sub[:, 0].min(), sub[:, 1].min(), sub[:, 2].max(), sub[:, 3].max()])
+        if len(idx) <= capacity:
+            continue
+        if split_axis == "alternate":
+            axis = depth % 2
+        else:
+            lo, hi = centres[idx].min(axis=0), centres[idx].max(axis=0)
+            axis = 0 if 0.5 * hi[0] - 0.5 * lo[0] >= 0.5 * hi[1] - 0.5 * lo[1] else 1
+        order = idx[np.argsort(centres[idx, axis], kind="stable")]
+        mid = len(idx) // 2
+        value = float(centres[order[mid], axis])
+        left_cell, right_cell = cell.copy(), cell.copy()
+        left_cell[2 + axis] = value
+        right_cell[axis] = value
+        frames.append({"kind": "split", "cuts": list(cuts), "cell": cell, "depth": depth, "axis": axis,
+                       "value": value, "median": int(order[mid]), "left": order[:mid], "right": order[mid:]})
+        cuts.append((cell, axis, value))
+        queue += [(order[:mid], left_cell, depth + 1), (order[mid:], right_cell, depth + 1)]
+    frames.append({"kind": "bounds", "cuts": list(cuts), "bounds": np.array(bounds, np.float64).reshape(-1, 4)})
+    labels = [f"{len(b)} boxes, one cell" if f["kind"] == "start" else
+              f"split {k}: depth {f['depth']}, {len(f['left']) + len(f['right'])} boxes cut at "
+              f"{'xy'[f['axis']]} = {f['value']:.1f}" if f["kind"] == "split" else
+              f"the node bounds: {viz.plural(len(f['bounds']), 'node')}, height {tree.height}"
+              for k, f in enumerate(frames)]
+
+    def draw_cut(ax, cell, axis, value, **kw):
+        if axis == 0:
+            return ax.plot([value, value], [cell[1], cell[3]], **kw)
+        return ax.plot([cell[0], cell[2]], [value, value], **kw)
+
+    def draw(ax, frame, prev):
+        for k, (cell, axis, value) in enumerate(frame["cuts"]):
+            draw_cut(ax, cell, axis, value, color="0.45", lw=0.8, label="earlier cuts" if k == 0 else None)
+        if frame["kind"] == "split":
+            f = frame
+            viz.draw_boxes(ax, [f["cell"]], color="gold", alpha=0.2, linewidth=0, label="cell being split", zorder=0.5)
+            viz.draw_boxes(ax, b[f["left"]], color="tab:blue", alpha=0.35, label="left / below half")
+            viz.draw_boxes(ax, b[f["right"]], color="tab:green", alpha=0.35, label="right / above half")
+            viz.draw_boxes(ax, b[[f["median"]]], color="tab:red", alpha=0.6, label="median box", zorder=3)
+            draw_cut(ax, f["cell"], f["axis"], f["value"], color="tab:red", lw=2.2, label="the cut", zorder=4)
+            title = f"depth {f['depth']}: {'xy'[f['axis']]} = {f['value']:.1f} splits {len(f['left']) + len(f['right'])} boxes"
+        elif frame["kind"] == "bounds":
+            viz.draw_boxes(ax, b, color="0.6", alpha=0.25, label="box")
+            viz.draw_regions(ax, (frame["bounds"], np.zeros(len(frame["bounds"]), np.int64)), color="tab:red",
+                             linewidth=1.2, label="node bounds", zorder=3)
+            title = f"node bounds ({len(frame['bounds'])} nodes)"
+        else:
+            viz.draw_boxes(ax, b, color="0.6", alpha=0.25, label="box")
+            title = f"{len(b)} boxes, capacity {capacity}"
+        viz.set_world(ax, world)
+        viz.style_world_axes(ax, title=title)
+
+    return Stepper(frames, draw, labels=labels, figsize=figsize, dpi=dpi,
+                   title=title or f"k-d tree median splits ({split_axis} axes)")
