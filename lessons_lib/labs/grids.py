@@ -759,7 +759,8 @@ def reuse_stepper(operations=REUSE_OPERATIONS, *, cell_size: float = 40, world=(
         viz.set_world(ax, w)
         viz.style_world_axes(ax, title="the grid (cell k = row * cols + col)")
         ax.title.set_fontsize("small")
-        ax.legend(loc="upper left", fontsize="x-small")
+        if ids:
+            ax.legend(loc="upper left", fontsize="x-small")
         # the arrays
         p = prev or {}
         free = set(_free_chain(frame["nxt"], frame["state"][1]))
@@ -785,7 +786,7 @@ def reuse_stepper(operations=REUSE_OPERATIONS, *, cell_size: float = 40, world=(
         tab.set_title(frame["label"], fontsize="small")
 
     return Stepper(frames, draw, labels=[f["label"] for f in frames], title="Remove and update reuse list nodes",
-                   **{"figsize": (8.0, 3.2), "dpi": 72, **stepper_options})
+                   **{"figsize": (8.0, 3.2), "dpi": 64, **stepper_options})
 
 
 #: The default boxes of :func:`hash_stepper` (cell size 10, table of 8 buckets, good hash).
@@ -908,7 +909,8 @@ def hash_stepper(boxes=HASH_BOXES, lookups=HASH_LOOKUPS, *, cell_size: float = 1
         ax.set_xlabel("x (cells of 10 units)" if s == 10 else f"x (cells of {s:g} units)")
         ax.set_ylabel("y")
         ax.set_title("the unbounded plane", fontsize="small")
-        ax.legend(loc="upper left", fontsize="x-small")
+        if frame["n"] or frame["cells"]:
+            ax.legend(loc="upper left", fontsize="x-small")
         # the table: one row per bucket, its nodes from head along nxt
         buckets = {c[3] for c in frame["cells"]}
         matched = {c[0] for c in (frame["compares"] or []) if c[2]}
