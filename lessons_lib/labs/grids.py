@@ -669,7 +669,7 @@ def reuse_stepper(operations=REUSE_OPERATIONS, *, cell_size: float = 40, world=(
     Example
     -------
     >>> s = reuse_stepper()
-    >>> s.frame(4)["label"].startswith("insert box 3")
+    >>> s.frame(5)["label"].startswith("insert box 3: reuses")
     True
     """
     from ..widgets import Stepper
