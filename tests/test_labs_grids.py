@@ -126,3 +126,50 @@ def test_the_stored_files_the_lessons_plot(name, columns):
 def test_main_without_store_only_prints_help(capsys):
     assert G.main([]) == 0
     assert "--store" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------
+# Step-through views: list nodes reused (lesson 02), cell to bucket (lesson 03)
+# --------------------------------------------------------------------------
+def test_reuse_stepper_records_the_real_grids_arrays_and_reuses_freed_nodes():
+    from lessons_lib.structures.uniform_grid import UniformGrid
+
+    s = G.reuse_stepper()
+    assert len(s) == len(G.REUSE_OPERATIONS) + 1 > 1
+    g = UniformGrid(world=(0, 0, 120, 80), cell_size=40)
+    for op, ident, box in G.REUSE_OPERATIONS:
+        {"insert": lambda: g.insert(ident, box), "remove": lambda: g.remove(ident),
+         "update": lambda: g.update(ident, box)}[op]()
+    last = s.frame(len(s) - 1)
+    for name in ("head", "nxt", "elem", "state"):
+        np.testing.assert_array_equal(last[name], getattr(g, name))
+    removed = next(i for i, (op, *_rest) in enumerate(G.REUSE_OPERATIONS, 1) if op == "remove")
+    before, after, reused = s.frame(removed - 1), s.frame(removed), s.frame(removed + 1)
+    assert after["state"][1] != -1 and before["state"][1] == -1          # the remove fills the free list
+    assert reused["state"][0] == after["state"][0]                         # the next insert takes no new node
+    assert reused["state"][1] == -1 and "reuses" in reused["label"]
+    assert s.png(removed) != s.png(removed + 1)
+
+
+def test_hash_stepper_shows_a_real_collision_told_apart_by_keys():
+    from lessons_lib.structures.spatial_hash import cell_key
+
+    s = G.hash_stepper()
+    assert len(s) > 1
+    sh = SpatialHash(cell_size=10, table_size=8)
+    for i, box in enumerate(G.HASH_BOXES):
+        sh.insert(i, box)
+    last = s.frame(len(s) - 1)
+    for name in ("head", "nxt", "elem", "key", "state"):
+        np.testing.assert_array_equal(last[name], getattr(sh, name))
+    lookups = [f for f in (s.frame(i) for i in range(len(s))) if f["compares"] is not None]
+    collision = next(f for f in lookups if any(c[2] for c in f["compares"]) and not all(c[2] for c in f["compares"]))
+    cx, cy, key, bucket = collision["cells"][0]
+    assert sh.bucket_of(cx, cy) == bucket and cell_key(cx, cy) == key
+    keys = {c[1] for c in collision["compares"]}
+    assert len(keys) >= 2                                                 # two different cells ...
+    assert all(sh.bucket_of(k // 2**32 - (2**30 - 1), k % 2**32 - (2**30 - 1)) == bucket for k in keys)  # ... one bucket
+    hits = [c[0] for c in collision["compares"] if c[2]]
+    in_cell = [i for i, box in enumerate(G.HASH_BOXES)
+               if (lambda r: r[0] <= cx <= r[2] and r[1] <= cy <= r[3])(sh.cell_range(box))]
+    assert sorted(int(sh.elem[n]) for n in hits) == in_cell

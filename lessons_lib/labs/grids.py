@@ -48,6 +48,11 @@ __all__ = [
     "cell_size_sweep",
     "draw_grid",
     "insert_stepper",
+    "reuse_stepper",
+    "hash_stepper",
+    "REUSE_OPERATIONS",
+    "HASH_BOXES",
+    "HASH_LOOKUPS",
     "bucket_histogram",
     "dense_grid_bytes",
     "corner_cells",
@@ -591,3 +596,352 @@ def main(argv=None) -> int:
 
 if __name__ == "__main__":  # pragma: no cover
     raise SystemExit(main())
+
+
+# --------------------------------------------------------------------------
+# Step-through views of the arrays (lessons 02 and 03)
+# --------------------------------------------------------------------------
+#: The default scene of :func:`reuse_stepper`: ``(operation, id, box)`` on a 3 x 2 grid of 40-unit cells.
+REUSE_OPERATIONS = (
+    ("insert", 0, (10, 10, 30, 30)),
+    ("insert", 1, (30, 20, 70, 35)),
+    ("insert", 2, (90, 50, 110, 70)),
+    ("remove", 1, None),
+    ("insert", 3, (50, 45, 95, 60)),
+    ("update", 0, (60, 5, 100, 30)),
+)
+
+
+def _array_row(ax, y, name, values, changed=(), free=(), *, x0=0.0):
+    """Draw ``values`` as a row of labelled cells at height ``y`` (changed ones orange, free ones grey)."""
+    from matplotlib.patches import Rectangle
+
+    ax.text(x0 - 0.2, y + 0.5, name, ha="right", va="center", fontsize="small", family="monospace")
+    for i, v in enumerate(values):
+        face = "tab:orange" if i in changed else ("0.85" if i in free else "white")
+        ax.add_patch(Rectangle((x0 + i, y), 1, 1, facecolor=face, edgecolor="0.3", linewidth=0.8))
+        ax.text(x0 + i + 0.5, y + 0.5, str(int(v)), ha="center", va="center", fontsize="small")
+
+
+def _free_chain(nxt, free_head) -> list[int]:
+    out, node = [], int(free_head)
+    while node != -1 and len(out) <= len(nxt):
+        out.append(node)
+        node = int(nxt[node])
+    return out
+
+
+def reuse_stepper(operations=REUSE_OPERATIONS, *, cell_size: float = 40, world=(0, 0, 120, 80),
+                  **stepper_options):
+    """A :class:`~lessons_lib.widgets.Stepper` through inserts, removes and updates of a real :class:`UniformGrid`.
+
+    Each frame records copies of the grid's public arrays ``head``, ``nxt``,
+    ``elem`` and ``state`` (``state[1]`` is the head of the free list of nodes)
+    after one operation, and draws the grid beside the arrays, with the entries
+    the operation changed in orange and free nodes in grey: a removed box's
+    nodes go on the free list, and the next insert or update takes them back
+    before handing out new ones.
+
+    Parameters
+    ----------
+    operations : sequence of ``(op, id, box)``
+        ``op`` in ``"insert"``, ``"remove"`` (box ignored), ``"update"``; at most 8
+        distinct ids and 12 operations. Default :data:`REUSE_OPERATIONS`.
+    cell_size : float
+        World units per cell.
+    world : array_like, shape (4,)
+        ``[xmin, ymin, xmax, ymax]``; at most 12 cells in all.
+    **stepper_options
+        Passed to :class:`~lessons_lib.widgets.Stepper`.
+
+    Returns
+    -------
+    Stepper
+        Frames are dicts with keys ``label``, ``head``, ``nxt``, ``elem``,
+        ``state`` (int copies), ``boxes`` (id -> box) and ``id`` (the box operated on).
+
+    Raises
+    ------
+    ValueError
+        Too many operations, ids or cells; an unknown operation; errors of the grid's
+        insert / remove / update (bad boxes, unknown or duplicate ids).
+
+    Example
+    -------
+    >>> s = reuse_stepper()
+    >>> s.frame(5)["label"].startswith("insert box 3: reuses")
+    True
+    """
+    from ..widgets import Stepper
+
+    ops = list(operations)
+    if len(ops) > 12:
+        raise ValueError(f"reuse_stepper is for at most 12 operations, got {len(ops)}")
+    if len({op[1] for op in ops}) > 8:
+        raise ValueError("reuse_stepper is for at most 8 distinct ids")
+    w = as_box(world, name="world")
+    grid = UniformGrid(world=w, cell_size=cell_size)
+    if grid.rows * grid.cols > 12:
+        raise ValueError(f"reuse_stepper is for at most 12 cells, got {grid.rows} x {grid.cols}")
+    boxes: dict = {}
+
+    def record(label, ident):
+        return {"label": label, "head": grid.head.copy(), "nxt": grid.nxt.copy(), "elem": grid.elem.copy(),
+                "state": grid.state.copy(), "boxes": dict(boxes), "id": ident}
+
+    frames = [record("empty grid: no nodes, free list empty (-1)", None)]
+    for k, op in enumerate(ops, 1):
+        if len(op) != 3 or op[0] not in ("insert", "remove", "update"):
+            raise ValueError(f"operation {k}: expected (op, id, box) with op insert/remove/update, got {op!r}")
+        name, ident, box = op
+        before = frames[-1]
+        was_free = set(_free_chain(before["nxt"], before["state"][1]))
+        if name == "insert":
+            grid.insert(ident, box)
+            boxes[ident] = as_box(box)
+        elif name == "remove":
+            grid.remove(ident)
+            del boxes[ident]
+        else:
+            grid.update(ident, box)
+            boxes[ident] = as_box(box)
+        used = int(grid.state[0])
+        now_free = _free_chain(grid.nxt, grid.state[1])
+        if name == "remove":
+            freed = [n for n in now_free if n not in was_free]
+            label = f"remove box {ident}: node{'s' if len(freed) != 1 else ''} {freed} go on the free list"
+        else:
+            fresh = used - int(before["state"][0])
+            slot = grid.elements.slot(ident)
+            old_nodes = {n for n in range(int(before["state"][0])) if before["elem"][n] == slot}
+            new_nodes = {n for n in range(used) if grid.elem[n] == slot}
+            if name == "insert":
+                old_nodes = set()
+            reused = sorted(new_nodes & (old_nodes | was_free))
+            label = f"{name} box {ident}: "
+            if name == "update":
+                label += f"frees {sorted(old_nodes)}, "
+            if reused:
+                label += f"reuses node{'s' if len(reused) != 1 else ''} {reused}, {fresh} new"
+            else:
+                label += f"free list empty, {fresh} new node{'s' if fresh != 1 else ''}"
+        frames.append(record(label, ident))
+    width = max(int(f["state"][0]) for f in frames)
+    n_cells = grid.rows * grid.cols
+    s, rows, cols = grid.cell_size, grid.rows, grid.cols
+    x0, y0 = w[0], w[1]
+
+    def changed(a, b, n):
+        return {i for i in range(n) if b is None or a[i] != b[i]}
+
+    def draw(ax, frame, prev):
+        fig = ax.figure
+        gs = ax.get_subplotspec().subgridspec(1, 2, width_ratios=(1.0, 1.25))
+        ax.set_subplotspec(gs[0])
+        tab = fig.add_subplot(gs[1])
+        # the grid
+        ax.vlines(x0 + s * np.arange(cols + 1), y0, y0 + s * rows, colors="0.6", linewidth=0.6)
+        ax.hlines(y0 + s * np.arange(rows + 1), x0, x0 + s * cols, colors="0.6", linewidth=0.6)
+        for r in range(rows):
+            for c in range(cols):
+                ax.text(x0 + c * s + 2, y0 + r * s + 2, f"cell {r * cols + c}", fontsize="x-small",
+                        color="0.4", va="bottom")
+        ids = sorted(frame["boxes"])
+        if ids:
+            b = np.array([frame["boxes"][i] for i in ids])
+            viz.draw_boxes(ax, b, label="box")
+            for i, bb in zip(ids, b):
+                ax.text(0.5 * (bb[0] + bb[2]), 0.5 * (bb[1] + bb[3]), str(i), ha="center", va="center",
+                        fontsize="small", color="tab:blue")
+            if frame["id"] in frame["boxes"]:
+                viz.draw_boxes(ax, np.array([frame["boxes"][frame["id"]]]), color="tab:orange", linewidth=2.0,
+                               label=f"box {frame['id']}")
+        viz.set_world(ax, w)
+        viz.style_world_axes(ax, title="the grid (cell k = row * cols + col)")
+        ax.title.set_fontsize("small")
+        if ids:
+            ax.legend(loc="upper left", fontsize="x-small")
+        # the arrays
+        p = prev or {}
+        free = set(_free_chain(frame["nxt"], frame["state"][1]))
+        _array_row(tab, 2.6, "head", frame["head"][:n_cells],
+                   changed(frame["head"], p.get("head"), n_cells) if prev else ())
+        _array_row(tab, 1.0, "nxt", frame["nxt"][:width],
+                   changed(frame["nxt"], p.get("nxt"), width) if prev else (), free)
+        _array_row(tab, 0.0, "elem", frame["elem"][:width],
+                   changed(frame["elem"], p.get("elem"), width) if prev else (), free)
+        fh = int(frame["state"][1])
+        moved = prev is not None and fh != int(prev["state"][1])
+        tab.text(0.0, -0.9, f"free list head = {fh}   nodes handed out = {int(frame['state'][0])}",
+                 fontsize="small", color="tab:orange" if moved else "black", va="center")
+        for i in range(max(n_cells, width)):
+            tab.text(i + 0.5, 3.9, str(i), ha="center", fontsize="x-small", color="0.4")
+        tab.set_xlim(-1.3, max(n_cells, width) + 0.2)
+        tab.set_ylim(-1.4, 4.4)
+        tab.set_aspect("equal")
+        tab.set_yticks([])
+        tab.set_xticks([])
+        tab.set_xlabel("index (cell for head, node for nxt / elem); orange: changed, grey: free node",
+                       fontsize="x-small")
+        tab.set_title(frame["label"], fontsize="small")
+
+    return Stepper(frames, draw, labels=[f["label"] for f in frames], title="Remove and update reuse list nodes",
+                   **{"figsize": (8.0, 3.2), "dpi": 64, **stepper_options})
+
+
+#: The default boxes of :func:`hash_stepper` (cell size 10, table of 8 buckets, good hash).
+HASH_BOXES = ((12, 12, 18, 17), (-8, -7, -2, -3), (2, 2, 16, 6), (-5, 3, 5, 8))
+#: The cells :func:`hash_stepper` looks up after the inserts: two that collide, a shared one, an empty one.
+HASH_LOOKUPS = ((1, 1), (-1, -1), (0, 0), (2, 0))
+
+
+def _key_cell(k: int) -> tuple[int, int]:
+    from ..structures.spatial_hash import CELL_LIMIT, KEY_SHIFT
+
+    return int(k) // KEY_SHIFT - CELL_LIMIT, int(k) % KEY_SHIFT - CELL_LIMIT
+
+
+def hash_stepper(boxes=HASH_BOXES, lookups=HASH_LOOKUPS, *, cell_size: float = 10, table_size: int = 8,
+                 hash: str = "good", **stepper_options):
+    """A :class:`~lessons_lib.widgets.Stepper` from cells to buckets in a real :class:`SpatialHash`.
+
+    The first frames insert the boxes one by one: each shows the box's cells
+    ``(cx, cy)``, their keys (:func:`~lessons_lib.structures.spatial_hash.cell_key`)
+    and buckets (:meth:`SpatialHash.bucket_of`). The next frames look cells up:
+    the cell's bucket is walked from ``head`` along ``nxt`` and each node's
+    ``key`` is compared with the cell's key; only equal keys belong to the cell,
+    so two different cells sharing a bucket (a collision) are told apart.
+
+    Parameters
+    ----------
+    boxes : array_like, shape (n, 4)
+        At most 8 boxes, ids ``0 .. n - 1``, each covering at most 4 cells.
+    lookups : sequence of (cx, cy)
+        Cells looked up after the inserts (at most 8).
+    cell_size, table_size, hash :
+        As :class:`SpatialHash` (``table_size`` at most 16).
+    **stepper_options
+        Passed to :class:`~lessons_lib.widgets.Stepper`.
+
+    Returns
+    -------
+    Stepper
+        Frames are dicts: ``label``, ``head``, ``nxt``, ``elem``, ``key``, ``state``
+        (copies), ``n`` (boxes inserted), ``cells`` (list of ``(cx, cy, key, bucket)``
+        of the step), and for lookups ``compares`` (list of ``(node, node_key, equal)``).
+
+    Raises
+    ------
+    ValueError
+        Too many boxes, lookups or buckets; a box over 4 cells; errors of :class:`SpatialHash`.
+
+    Example
+    -------
+    >>> s = hash_stepper()
+    >>> s.frame(len(s) - 1)["cells"][0][:2]
+    (2, 0)
+    """
+    from ..structures.spatial_hash import cell_key
+    from ..widgets import Stepper
+
+    b = as_boxes(boxes)
+    looks = [(int(cx), int(cy)) for cx, cy in lookups]
+    if len(b) > 8 or len(looks) > 8:
+        raise ValueError(f"hash_stepper is for at most 8 boxes and 8 lookups, got {len(b)} and {len(looks)}")
+    if not 1 <= int(table_size) <= 16:
+        raise ValueError(f"hash_stepper is for table_size 1 .. 16, got {table_size}")
+    sh = SpatialHash(cell_size=cell_size, table_size=int(table_size), hash=hash)
+
+    def record(label, n, cells, compares=None):
+        return {"label": label, "head": sh.head.copy(), "nxt": sh.nxt.copy(), "elem": sh.elem.copy(),
+                "key": sh.key.copy(), "state": sh.state.copy(), "n": n, "cells": cells, "compares": compares}
+
+    def cells_of(box):
+        cx0, cy0, cx1, cy1 = sh.cell_range(box)
+        if (cx1 - cx0 + 1) * (cy1 - cy0 + 1) > 4:
+            raise ValueError(f"hash_stepper boxes cover at most 4 cells, {box.tolist()} covers more")
+        return [(cx, cy, cell_key(cx, cy), sh.bucket_of(cx, cy))
+                for cy in range(cy0, cy1 + 1) for cx in range(cx0, cx1 + 1)]
+
+    frames = [record(f"empty table of {sh.table_size} buckets", 0, [])]
+    for i, box in enumerate(b):
+        cells = cells_of(box)
+        sh.insert(i, box)
+        where = ", ".join(f"({cx}, {cy}) -> bucket {bk}" for cx, cy, _, bk in cells)
+        frames.append(record(f"insert box {i}: cell {where}", i + 1, cells))
+    for cx, cy in looks:
+        k, bk = cell_key(cx, cy), sh.bucket_of(cx, cy)
+        compares, node = [], int(sh.head[bk])
+        while node != -1:
+            compares.append((node, int(sh.key[node]), int(sh.key[node]) == k))
+            node = int(sh.nxt[node])
+        hits = sum(c[2] for c in compares)
+        other = sorted({_key_cell(c[1]) for c in compares if not c[2]})
+        label = (f"look up cell ({cx}, {cy}) in bucket {bk}: {len(compares)} key compare"
+                 f"{'s' if len(compares) != 1 else ''}, {hits} equal")
+        if other:
+            label += f"; collision with cell{'s' if len(other) > 1 else ''} {', '.join(map(str, other))}"
+        frames.append(record(label, len(b), [(cx, cy, k, bk)], compares))
+    all_cells = [c for f in frames for c in f["cells"]]
+    lo = (min(c[0] for c in all_cells) - 1, min(c[1] for c in all_cells) - 1) if all_cells else (-1, -1)
+    hi = (max(c[0] for c in all_cells) + 2, max(c[1] for c in all_cells) + 2) if all_cells else (2, 2)
+    s, size = sh.cell_size, sh.table_size
+
+    def draw(ax, frame, prev):
+        from matplotlib.patches import Rectangle
+
+        fig = ax.figure
+        gs = ax.get_subplotspec().subgridspec(1, 2, width_ratios=(1.0, 1.3))
+        ax.set_subplotspec(gs[0])
+        tab = fig.add_subplot(gs[1])
+        ax.vlines(s * np.arange(lo[0], hi[0] + 1), s * lo[1], s * hi[1], colors="0.75", linewidth=0.6)
+        ax.hlines(s * np.arange(lo[1], hi[1] + 1), s * lo[0], s * hi[0], colors="0.75", linewidth=0.6)
+        if frame["n"]:
+            viz.draw_boxes(ax, b[: frame["n"]], annotate=True, label="box")
+        lookup = frame["compares"] is not None
+        for j, (cx, cy, _, bk) in enumerate(frame["cells"]):
+            ax.add_patch(Rectangle((cx * s, cy * s), s, s, facecolor="tab:orange", alpha=0.35,
+                                   label=("looked-up cell" if lookup else "cells of the new box") if j == 0 else None))
+            ax.text((cx + 0.5) * s, (cy + 0.85) * s, f"({cx},{cy})", ha="center", fontsize="x-small")
+        ax.set_xlim(s * lo[0], s * hi[0])
+        ax.set_ylim(s * lo[1], s * hi[1])
+        ax.set_aspect("equal")
+        ax.set_xlabel("x (cells of 10 units)" if s == 10 else f"x (cells of {s:g} units)")
+        ax.set_ylabel("y")
+        ax.set_title("the unbounded plane", fontsize="small")
+        if frame["n"] or frame["cells"]:
+            ax.legend(loc="upper left", fontsize="x-small")
+        # the table: one row per bucket, its nodes from head along nxt
+        buckets = {c[3] for c in frame["cells"]}
+        matched = {c[0] for c in (frame["compares"] or []) if c[2]}
+        compared = {c[0] for c in (frame["compares"] or [])}
+        new_nodes = set(range(int(prev["state"][0]) if prev else 0, int(frame["state"][0]))) if not lookup else set()
+        for bk in range(size):
+            y = size - 1 - bk
+            tab.add_patch(Rectangle((0, y + 0.1), 1, 0.8, facecolor="tab:orange" if bk in buckets else "white",
+                                    edgecolor="0.3", linewidth=0.8))
+            tab.text(0.5, y + 0.5, str(bk), ha="center", va="center", fontsize="small")
+            node, x = int(frame["head"][bk]), 1.4
+            while node != -1:
+                cx, cy = _key_cell(frame["key"][node])
+                face = ("tab:green" if node in matched else "tab:red" if node in compared
+                        else "tab:orange" if node in new_nodes else "0.92")
+                tab.add_patch(Rectangle((x, y + 0.1), 2.6, 0.8, facecolor=face, alpha=0.5, edgecolor="0.3",
+                                        linewidth=0.8))
+                tab.text(x + 1.3, y + 0.5, f"n{node} ({cx},{cy}) box {int(frame['elem'][node])}", ha="center",
+                         va="center", fontsize=6.5)
+                node, x = int(frame["nxt"][node]), x + 2.9
+        for face, text in (("tab:green", "key equal: in the cell"), ("tab:red", "key differs: other cell"),
+                           ("tab:orange", "new node / bucket of the step")):
+            tab.add_patch(Rectangle((0, -10), 1, 1, facecolor=face, alpha=0.5, label=text))
+        tab.set_xlim(-0.2, 10.5)
+        tab.set_ylim(-0.2, size + 0.1)
+        tab.set_yticks([])
+        tab.set_xticks([])
+        tab.set_xlabel("bucket, then its nodes: n<node> (cell of its key) box <slot>", fontsize="x-small")
+        tab.set_ylabel("bucket = hash(cx, cy) mod table size", fontsize="x-small")
+        tab.set_title(frame["label"], fontsize="small", wrap=True)
+        tab.legend(loc="lower right", fontsize=6)
+
+    return Stepper(frames, draw, labels=[f["label"] for f in frames], title="From a cell to its bucket",
+                   **{"figsize": (8.5, 3.6), "dpi": 72, **stepper_options})
