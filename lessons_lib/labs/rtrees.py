@@ -221,7 +221,7 @@ def reinsert_frames(boxes, *, max_entries: int = 5, reinsert_fraction: float = 0
 
 
 def reinsert_stepper(boxes, *, max_entries: int = 5, reinsert_fraction: float = 0.4, which: int = 0,
-                     title=None, figsize=(6.5, 5)):
+                     title=None, figsize=(6.5, 5), **stepper_options):
     """A :class:`~lessons_lib.widgets.Stepper` through one R* forced reinsertion (:func:`reinsert_frames`).
 
     Frames: the tree before the insert (new box dashed); the overflowing leaf
@@ -235,6 +235,8 @@ def reinsert_stepper(boxes, *, max_entries: int = 5, reinsert_fraction: float = 
         As :func:`reinsert_frames`.
     title : str, optional
     figsize : tuple of 2 floats
+    **stepper_options
+        Passed to :class:`~lessons_lib.widgets.Stepper` (``dpi``, ``interval``).
 
     Raises
     ------
@@ -284,7 +286,8 @@ def reinsert_stepper(boxes, *, max_entries: int = 5, reinsert_fraction: float = 
 
     labels = [f"{i}/{len(frames) - 1}: {f['note']}" for i, f in enumerate(frames)]
     return Stepper(frames, draw, labels=labels, figsize=figsize,
-                   title=title or f"R*-tree forced reinsertion (M={max_entries}, p={frames[0]['p']})")
+                   title=title or f"R*-tree forced reinsertion (M={max_entries}, p={frames[0]['p']})",
+                   **stepper_options)
 
 
 def visited_nodes(nodes: NodeArrays, box) -> tuple[np.ndarray, np.ndarray]:

@@ -617,7 +617,7 @@ def repair_frames(boxes, moved, axis: int = 0) -> tuple[list[RepairFrame], np.nd
     keys = refreshed_keys(codes, new, axis)
     frames.append(RepairFrame(keys.copy(), codes.copy(), None, None, None, 0, 0, 0,
                               f"new {name} coordinates read into the old order: "
-                              f"{count_inversions(keys, codes)} endpoints pairs out of order"))
+                              f"{count_inversions(keys, codes)} endpoint pairs out of order"))
     swaps = starts = stops = 0
     for t in range(1, len(keys)):
         u = t
