@@ -133,3 +133,63 @@ def test_kd_split_stepper_cuts_at_medians_and_ends_on_the_trees_bounds():
         assert np.array_equal(_rows(s.frame(-1)["bounds"]), _rows(tree.regions()[0]))
     with pytest.raises(ValueError, match="at most 80"):
         kd_split_stepper(make_scene("random", 81, seed=0))
+
+
+def _axis_overlaps(boxes, axis):
+    """Pairs (i < j) whose closed intervals on ``axis`` meet: brute force."""
+    n = len(boxes)
+    return {(i, j) for i in range(n) for j in range(i + 1, n)
+            if boxes[i, axis] <= boxes[j, axis + 2] and boxes[j, axis] <= boxes[i, axis + 2]}
+
+
+@pytest.mark.parametrize("seed, axis", [(0, 0), (3, 1), (7, 0)])
+def test_repair_frames_count_inversions_and_overlap_events(seed, axis):
+    rng = np.random.default_rng(seed)
+    lo = rng.uniform(0, 80, (10, 2))
+    boxes = np.c_[lo, lo + rng.uniform(4, 20, (10, 2))]
+    shift = np.zeros(4)
+    moved = {}
+    for i in rng.choice(10, 4, replace=False):
+        shift[[axis, axis + 2]] = rng.uniform(-30, 30)
+        moved[int(i)] = boxes[i] + shift
+    frames, new = sl.repair_frames(boxes, moved, axis)
+    assert len(frames) > 1
+    last = frames[-1]
+    assert last.swaps == sl.count_inversions(frames[1].keys, frames[1].codes) == len(frames) - 2
+    assert all(f.swapped is not None for f in frames[2:])
+    net: dict = {}
+    for f in frames[2:]:
+        if f.event:
+            pair = tuple(sorted(f.pair))
+            net[pair] = net.get(pair, 0) + (1 if f.event == "starts" else -1)
+    assert last.starts == sum(f.event == "starts" for f in frames) and last.stops == sum(f.event == "stops" for f in frames)
+    before, after = _axis_overlaps(boxes, axis), _axis_overlaps(new, axis)
+    expected = {p: 1 for p in after - before} | {p: -1 for p in before - after}
+    assert {p: v for p, v in net.items() if v} == expected
+    keys = last.keys
+    assert np.all(keys[:-1] <= keys[1:])
+    st = sl.repair_stepper(boxes, moved, axis)
+    assert len(st) == len(frames) and st.png(0) != st.png(2)
+
+
+def test_repair_frames_rejects_an_unknown_id():
+    with pytest.raises(ValueError, match="moved names id"):
+        sl.repair_frames([[0, 0, 1, 1]], {5: [0, 0, 1, 1]})
+
+
+def test_reinsert_frames_take_out_the_farthest_and_the_tree_agrees():
+    boxes = make_scene("random", 12, seed=2)
+    frames = rl.reinsert_frames(boxes, max_entries=5, reinsert_fraction=0.4)
+    assert [f["stage"] for f in frames] == ["before", "overflow", "removed", "reinsert", "reinsert", "after"]
+    f = frames[1]
+    assert len(f["entries"]) == 6 and len(f["removed"]) == f["p"] == 2
+    dist = f["dist"]
+    assert min(dist[i] for i in f["removed"]) >= max(dist[i] for i in f["kept"])  # the farthest go out
+    assert dist[f["removed"][0]] <= dist[f["removed"][1]]  # nearest of them back in first
+    for i in f["removed"]:  # each ends in a leaf that covers it
+        leaf, b = f["landed"][i], boxes[i]
+        assert leaf[0] <= b[0] and leaf[1] <= b[1] and b[2] <= leaf[2] and b[3] <= leaf[3]
+    st = rl.reinsert_stepper(boxes)
+    assert len(st) == len(frames) > 1 and st.png(1) != st.png(2)
+    with pytest.raises(ValueError, match="which"):
+        rl.reinsert_frames(boxes[:6], which=3)

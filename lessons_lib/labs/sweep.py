@@ -15,7 +15,8 @@ the order the lesson meets them:
 4. the endpoint arrays of :class:`~lessons_lib.structures.sweep_and_prune.SweepAndPrune`
    as the exercises see them (:func:`endpoint_arrays`), keys refreshed after a
    move (:func:`refreshed_keys`) and the swaps an insertion sort needs
-   (:func:`count_inversions`, by brute force);
+   (:func:`count_inversions`, by brute force), and the insertion-sort repair
+   stepped through swap by swap (:func:`repair_frames`, :func:`repair_stepper`);
 5. temporal coherence, frame after frame (:func:`coherence_run`), and the
    stored measurement at n = 100,000 that the lesson plots
    (:func:`store_results`, ``python -m lessons_lib.labs.sweep --store``).
@@ -47,6 +48,9 @@ __all__ = [
     "endpoint_arrays",
     "refreshed_keys",
     "count_inversions",
+    "RepairFrame",
+    "repair_frames",
+    "repair_stepper",
     "coherence_run",
     "frame_costs",
     "store_results",
@@ -509,6 +513,210 @@ def count_inversions(keys, codes) -> int:
         ahead = (k[None, :] < ku) | ((k[None, :] == ku) & (mx[None, :] < mu))
         total += int((later & ahead).sum())
     return total
+
+
+# --------------------------------------------------------------------------
+# 4b. The insertion-sort repair, swap by swap
+# --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RepairFrame:
+    """One state of the endpoint array during the insertion-sort repair.
+
+    Attributes
+    ----------
+    keys : numpy.ndarray, shape (m,), float64
+        Endpoint coordinates on the sweep axis, in array order.
+    codes : numpy.ndarray, shape (m,), int64
+        ``2 * id + is_max`` of each endpoint, in array order.
+    swapped : tuple of 2 int or None
+        Array positions ``(u, u + 1)`` exchanged to reach this state.
+    event : str or None
+        ``"starts"`` when a min passed a max (the two boxes begin to overlap on
+        the axis), ``"stops"`` when a max passed a min, None otherwise.
+    pair : tuple of 2 int or None
+        The ids of the two endpoints exchanged (walking one first).
+    swaps, starts, stops : int
+        Running counts after this state.
+    note : str
+        One line saying what happened.
+    """
+
+    keys: np.ndarray
+    codes: np.ndarray
+    swapped: tuple | None
+    event: str | None
+    pair: tuple | None
+    swaps: int
+    starts: int
+    stops: int
+    note: str
+
+
+def repair_frames(boxes, moved, axis: int = 0) -> tuple[list[RepairFrame], np.ndarray]:
+    """Record the insertion-sort repair of a sweep-and-prune endpoint array after boxes move.
+
+    The boxes are stored in a :class:`~lessons_lib.structures.sweep_and_prune.SweepAndPrune`
+    (ids ``0..n-1``, sweep axis ``axis``); its sorted endpoint arrays are
+    copied (:func:`endpoint_arrays`), the keys refreshed from the moved boxes
+    (:func:`refreshed_keys`), then sorted by insertion sort one adjacent swap
+    at a time, with the order of
+    :func:`~lessons_lib.structures.sweep_and_prune.endpoint_before`. The result
+    is checked against the library's own kernel
+    (:func:`~lessons_lib.structures.sweep_and_prune.insertion_sort_endpoints`):
+    same final arrays, same number of swaps.
+
+    Parameters
+    ----------
+    boxes : array_like, shape (n, 4)
+        At most 12 closed boxes ``[xmin, ymin, xmax, ymax]``; box ``i`` has id ``i``.
+    moved : dict of int -> array_like, shape (4,)
+        New boxes of the ids that move.
+    axis : {0, 1}
+        Sweep axis.
+
+    Returns
+    -------
+    frames : list of RepairFrame
+        Frame 0: the sorted array before the move; frame 1: new keys in the
+        old order; then one frame per swap.
+    new_boxes : numpy.ndarray, shape (n, 4), float64
+
+    Raises
+    ------
+    ValueError
+        Bad boxes or axis, more than 12 boxes, an unknown id in ``moved``.
+
+    Example
+    -------
+    >>> frames, _ = repair_frames([[0, 0, 1, 1], [2, 0, 3, 1]], {0: [4, 0, 5, 1]})
+    >>> frames[-1].swaps, frames[-1].starts, frames[-1].stops
+    (4, 1, 1)
+    """
+    from ..structures.sweep_and_prune import (SweepAndPrune, endpoint_before,
+                                               insertion_sort_endpoints)
+
+    b = as_boxes(boxes)
+    if len(b) > 12:
+        raise ValueError(f"repair_frames is for at most 12 boxes, got {len(b)}")
+    if isinstance(axis, bool) or axis not in (0, 1):
+        raise ValueError(f"axis must be 0 or 1, got {axis!r}")
+    new = b.copy()
+    for i, box in dict(moved).items():
+        if not (isinstance(i, (int, np.integer)) and 0 <= i < len(b)):
+            raise ValueError(f"moved names id {i!r}, but the ids are 0..{len(b) - 1}")
+        new[int(i)] = as_boxes([box])[0]
+    sap = SweepAndPrune(axis=axis)
+    for i, box in enumerate(b):
+        sap.insert(i, box)
+    keys, codes, table = endpoint_arrays(sap)
+    ids = sap.elements.ids[: len(table)]
+    codes = 2 * ids[codes >> 1] + (codes & 1)  # slots -> ids
+    name = "xy"[axis]
+    frames = [RepairFrame(keys.copy(), codes.copy(), None, None, None, 0, 0, 0,
+                          f"sorted endpoints on {name} before the move")]
+    keys = refreshed_keys(codes, new, axis)
+    frames.append(RepairFrame(keys.copy(), codes.copy(), None, None, None, 0, 0, 0,
+                              f"new {name} coordinates read into the old order: "
+                              f"{count_inversions(keys, codes)} endpoint pairs out of order"))
+    swaps = starts = stops = 0
+    for t in range(1, len(keys)):
+        u = t
+        while u > 0 and endpoint_before(keys[u], codes[u], keys[u - 1], codes[u - 1]):
+            walker, passed = int(codes[u]), int(codes[u - 1])
+            keys[[u - 1, u]] = keys[[u, u - 1]]
+            codes[[u - 1, u]] = codes[[u, u - 1]]
+            swaps += 1
+            event = None
+            if walker & 1 == 0 and passed & 1 == 1:
+                event, starts = "starts", starts + 1
+            elif walker & 1 == 1 and passed & 1 == 0:
+                event, stops = "stops", stops + 1
+            end = ("min", "max")
+            note = (f"swap {swaps}: {walker >> 1} {end[walker & 1]} passes {passed >> 1} {end[passed & 1]}"
+                    + (f": boxes {walker >> 1} and {passed >> 1} {'start' if event == 'starts' else 'stop'}"
+                       f" overlapping on {name}" if event else ""))
+            frames.append(RepairFrame(keys.copy(), codes.copy(), (u - 1, u), event,
+                                      (walker >> 1, passed >> 1), swaps, starts, stops, note))
+            u -= 1
+    # the library's own kernel must agree
+    k2, c2 = refreshed_keys(frames[1].codes, new, axis), frames[1].codes.copy()
+    lib_swaps = insertion_sort_endpoints(k2, c2, len(k2))
+    if lib_swaps != swaps or not (np.array_equal(k2, keys) and np.array_equal(c2, codes)):
+        raise RuntimeError("the recorded repair disagrees with insertion_sort_endpoints")
+    return frames, new
+
+
+def repair_stepper(boxes, moved, axis: int = 0, **stepper_options):
+    """A :class:`~lessons_lib.widgets.Stepper` through the insertion-sort repair after boxes move.
+
+    Each frame draws the endpoint array as a row of cells (top, labelled id and
+    min/max, the swapped pair outlined, red when a min passed a max, blue when
+    a max passed a min) joined by a line to each endpoint's coordinate on the
+    sweep axis (bottom): lines that cross are the pairs still out of order. The
+    title counts swaps and overlap events so far.
+
+    Parameters
+    ----------
+    boxes, moved, axis
+        As :func:`repair_frames`.
+    **stepper_options
+        Passed to :class:`~lessons_lib.widgets.Stepper` (``figsize`` etc.).
+
+    Raises
+    ------
+    ValueError
+        As :func:`repair_frames`.
+
+    Example
+    -------
+    >>> st = repair_stepper([[0, 0, 1, 1], [2, 0, 3, 1]], {0: [4, 0, 5, 1]})
+    >>> len(st) > 1
+    True
+    """
+    from ..widgets import Stepper
+
+    frames, new = repair_frames(boxes, moved, axis)
+    b = as_boxes(boxes)
+    name = "xy"[axis]
+    lo = float(min(b[:, axis].min(), new[:, axis].min()))
+    hi = float(max(b[:, axis + 2].max(), new[:, axis + 2].max()))
+    span = max(hi - lo, 1e-9)
+    m = len(frames[0].keys)
+    cells = lo + span * (np.arange(m) + 0.5) / m
+    colors = {"starts": "tab:red", "stops": "tab:blue", None: "tab:orange"}
+
+    def draw(ax, fr, prev):
+        for t in range(m):
+            c = int(fr.codes[t])
+            is_max = c & 1
+            hit = fr.swapped is not None and t in fr.swapped
+            ax.plot([cells[t], fr.keys[t]], [1.0, 0.0], color="0.6", linewidth=0.8, zorder=1)
+            ax.text(cells[t], 1.0, f"{c >> 1}\n{'max' if is_max else 'min'}", ha="center", va="center",
+                    fontsize=7, zorder=3,
+                    bbox=dict(boxstyle="round,pad=0.2", fc=colors[fr.event] if hit else "white",
+                              ec="black" if hit else "0.5", alpha=0.9 if hit else 1.0))
+            ax.plot(fr.keys[t], 0.0, marker="<" if is_max else ">", color="tab:purple" if is_max else "tab:green",
+                    markersize=7, zorder=2)
+            ax.annotate(str(c >> 1), (fr.keys[t], 0.0), xytext=(0, -12), textcoords="offset points",
+                        ha="center", fontsize=7)
+        ax.plot([], [], ">", color="tab:green", label="min endpoint")
+        ax.plot([], [], "<", color="tab:purple", label="max endpoint")
+        ax.plot([], [], "s", color="tab:orange", label="swapped, no event")
+        ax.plot([], [], "s", color="tab:red", label="min passes max: overlap starts")
+        ax.plot([], [], "s", color="tab:blue", label="max passes min: overlap stops")
+        ax.axhline(0.0, color="black", linewidth=0.8)
+        ax.set_ylim(-0.35, 1.35)
+        ax.set_xlim(lo - 0.04 * span, hi + 0.04 * span)
+        ax.set_yticks([0.0, 1.0], [f"coordinate on {name}", "endpoint array"])
+        ax.set_xlabel(f"{name} (world units); array cells spread evenly above")
+        ax.set_ylabel("row")
+        ax.set_title(f"swaps {fr.swaps}, overlaps started {fr.starts}, stopped {fr.stops}", fontsize=9)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2, fontsize=7)
+
+    options = {"figsize": (7.5, 4.2), "title": f"Insertion-sort repair of the endpoints on {name}"}
+    options.update(stepper_options)
+    labels = [f"{i}/{len(frames) - 1}: {fr.note}" for i, fr in enumerate(frames)]
+    return Stepper(frames, draw, labels=labels, **options)
 
 
 # --------------------------------------------------------------------------
