@@ -43,6 +43,7 @@ __all__ = [
     "X_LABEL",
     "Y_LABEL",
     "add_legend",
+    "array_row",
     "draw_boxes",
     "draw_pairs",
     "draw_regions",
@@ -430,6 +431,46 @@ def draw_regions(
 # --------------------------------------------------------------------------
 # Axes: limits, labels, legend, frame budgets
 # --------------------------------------------------------------------------
+
+def array_row(ax, y, name, values, changed=(), free=(), *, x0: float = 0.0) -> None:
+    """Draw ``values`` as a row of unit cells at height ``y``, one labelled cell per entry.
+
+    What the step-through views of lessons 02 and 05 show beside their
+    pictures: entry ``i`` is the cell ``[x0 + i, x0 + i + 1] x [y, y + 1]``
+    holding ``int(values[i])``, with ``name`` written left of the row.
+    Entries whose index is in ``changed`` are filled orange, those in
+    ``free`` (holes of a free list) light grey, the rest white.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Data coordinates: one unit per entry (use ``set_aspect("equal")``).
+    y : float
+        Bottom of the row.
+    name : str
+        Row label (e.g. an array's name).
+    values : sequence of int
+    changed, free : collections of int
+        Indices to highlight.
+    x0 : float
+        Left edge of entry 0.
+
+    Example
+    -------
+    >>> from matplotlib.figure import Figure
+    >>> ax = Figure().add_subplot()
+    >>> array_row(ax, 0, "head", [3, -1, 0], changed={0})
+    >>> len(ax.patches)
+    3
+    """
+    from matplotlib.patches import Rectangle
+
+    ax.text(x0 - 0.2, y + 0.5, name, ha="right", va="center", fontsize="small", family="monospace")
+    for i, v in enumerate(values):
+        face = "tab:orange" if i in changed else ("0.85" if i in free else "white")
+        ax.add_patch(Rectangle((x0 + i, y), 1, 1, facecolor=face, edgecolor="0.3", linewidth=0.8))
+        ax.text(x0 + i + 0.5, y + 0.5, str(int(v)), ha="center", va="center", fontsize="small")
+
 def set_world(ax, world, *, pad: float = 0.03):
     """Set the axes limits to a world box plus a margin.
 

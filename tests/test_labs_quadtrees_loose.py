@@ -1,5 +1,6 @@
 """The measurements lessons 05-07 store: small runs give consistent rows, and every answer was checked."""
 import numpy as np
+import pytest
 
 from lessons_lib.labs import loose as loose_lab
 from lessons_lib.labs import quadtrees as qt_lab
@@ -68,3 +69,37 @@ def test_measure_structures_reports_the_memory_parts():
 def test_command_lines_print_help_without_store(capsys):
     assert qt_lab.main([]) == 0 and loose_lab.main([]) == 0
     assert "--store" in capsys.readouterr().out
+
+
+def test_quadtree_array_stepper_frames_follow_a_real_tree():
+    from lessons_lib.core.freelist import USED
+    from lessons_lib.labs.quadtrees import ARRAY_OPERATIONS, quadtree_array_stepper
+    from lessons_lib.structures.quadtree import Quadtree
+
+    s = quadtree_array_stepper()
+    frames = [s.frame(i) for i in range(s.n_steps)]
+    assert len(frames) > 1
+    qt = Quadtree(world=(0, 0, 64, 64), capacity=2, max_depth=3)
+    for op in ARRAY_OPERATIONS:
+        getattr(qt, op[0])(*op[1:])
+    qt.check_invariants()
+    last = frames[-1]
+    assert np.array_equal(last["nodes"], qt.nodes[: int(qt.node_meta[USED])])
+    assert np.array_equal(last["enodes"], qt.enodes[: int(qt.enode_meta[USED])])
+    assert np.array_equal(last["node_meta"], qt.node_meta)
+    assert np.array_equal(last["enode_meta"], qt.enode_meta)
+    split = next(f for f in frames if "splits" in f["label"])
+    cleanup = next(f for f in frames if f["label"].startswith("cleanup"))
+    assert "children block 1..4" in split["label"]
+    assert cleanup["live"] < split["live"] == 5
+    assert cleanup["live"] == qt.node_count()
+    assert len(s.png(len(frames) - 1)) > 1000
+
+
+def test_quadtree_array_stepper_refuses_bad_input():
+    from lessons_lib.labs.quadtrees import quadtree_array_stepper
+
+    with pytest.raises(ValueError, match="operation 1"):
+        quadtree_array_stepper([("split", 0)])
+    with pytest.raises(ValueError, match="capacity"):
+        quadtree_array_stepper(capacity=8)

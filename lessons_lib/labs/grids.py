@@ -612,17 +612,6 @@ REUSE_OPERATIONS = (
 )
 
 
-def _array_row(ax, y, name, values, changed=(), free=(), *, x0=0.0):
-    """Draw ``values`` as a row of labelled cells at height ``y`` (changed ones orange, free ones grey)."""
-    from matplotlib.patches import Rectangle
-
-    ax.text(x0 - 0.2, y + 0.5, name, ha="right", va="center", fontsize="small", family="monospace")
-    for i, v in enumerate(values):
-        face = "tab:orange" if i in changed else ("0.85" if i in free else "white")
-        ax.add_patch(Rectangle((x0 + i, y), 1, 1, facecolor=face, edgecolor="0.3", linewidth=0.8))
-        ax.text(x0 + i + 0.5, y + 0.5, str(int(v)), ha="center", va="center", fontsize="small")
-
-
 def _free_chain(nxt, free_head) -> list[int]:
     out, node = [], int(free_head)
     while node != -1 and len(out) <= len(nxt):
@@ -764,11 +753,11 @@ def reuse_stepper(operations=REUSE_OPERATIONS, *, cell_size: float = 40, world=(
         # the arrays
         p = prev or {}
         free = set(_free_chain(frame["nxt"], frame["state"][1]))
-        _array_row(tab, 2.6, "head", frame["head"][:n_cells],
+        viz.array_row(tab, 2.6, "head", frame["head"][:n_cells],
                    changed(frame["head"], p.get("head"), n_cells) if prev else ())
-        _array_row(tab, 1.0, "nxt", frame["nxt"][:width],
+        viz.array_row(tab, 1.0, "nxt", frame["nxt"][:width],
                    changed(frame["nxt"], p.get("nxt"), width) if prev else (), free)
-        _array_row(tab, 0.0, "elem", frame["elem"][:width],
+        viz.array_row(tab, 0.0, "elem", frame["elem"][:width],
                    changed(frame["elem"], p.get("elem"), width) if prev else (), free)
         fh = int(frame["state"][1])
         moved = prev is not None and fh != int(prev["state"][1])

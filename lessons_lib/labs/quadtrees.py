@@ -1,6 +1,7 @@
 """Lessons 04-05's lab: the free list stepped through, and what the compact quadtree's design choices measure.
 
 * :func:`free_list_stepper`: an indexed free list drawn step by step;
+* :func:`quadtree_array_stepper`: a compact quadtree's arrays through a split, a remove and a cleanup;
 * :func:`naive_footprint`: the naive tree's memory, measured with tracemalloc;
 * :func:`stored_vs_computed_rects`: queries on the compact tree descending with
   rectangles computed from integer cells (8-byte nodes) against the same tree
@@ -28,7 +29,8 @@ import tracemalloc
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from ..core.freelist import FreeList, fl_erase_block
+from .. import viz
+from ..core.freelist import HEAD, USED, FreeList, fl_erase_block, fl_holes
 from ..core.jit import njit
 from ..data import save_results
 from ..scenes import moved, scaled_scene
@@ -37,7 +39,7 @@ from ..structures.naive_quadtree import NaiveQuadtree
 from ..structures.quadtree import BL, BR, BRANCH, TL, TR, Quadtree, cell_of
 from ..widgets import Stepper
 
-__all__ = ["free_list_stepper", "naive_footprint", "cpu_median", "frame_median", "store_command",
+__all__ = ["free_list_stepper", "quadtree_array_stepper", "ARRAY_OPERATIONS", "naive_footprint", "cpu_median", "frame_median", "store_command",
            "stored_vs_computed_rects", "bounce",
            "collapse_paths", "cleanup_frames", "capacity_depth_sweep", "store"]
 
@@ -155,6 +157,221 @@ def free_list_stepper(operations, *, width: int = 1, **stepper_options):
 
     return Stepper(frames, draw, labels=[f[3] for f in frames], title="An indexed free list",
                    **{"figsize": (max(5.0, 0.6 * size + 2), 2.8), **stepper_options})
+
+
+
+# --------------------------------------------------------------------------
+# A Stepper through the compact quadtree's arrays (lesson 05)
+# --------------------------------------------------------------------------
+#: The default scene of :func:`quadtree_array_stepper` (world 0..64, capacity 2): the third insert splits the root.
+ARRAY_OPERATIONS = (
+    ("insert", 0, (6, 6, 14, 14)),
+    ("insert", 1, (40, 42, 52, 54)),
+    ("insert", 2, (8, 40, 18, 50)),
+    ("remove", 1),
+    ("remove", 2),
+    ("cleanup",),
+)
+
+
+def _qt_record(qt: Quadtree, boxes: dict, label: str, ident) -> dict:
+    used, eused = int(qt.node_meta[USED]), int(qt.enode_meta[USED])
+    t = qt.node_table()
+    free_nodes = {b + j for b in fl_holes(qt.nodes, qt.node_meta) for j in range(4)}
+    return {"label": label, "id": ident, "boxes": dict(boxes),
+            "nodes": qt.nodes[:used].copy(), "node_meta": qt.node_meta.copy(),
+            "enodes": qt.enodes[:eused].copy(), "enode_meta": qt.enode_meta.copy(),
+            "free_nodes": free_nodes, "free_enodes": set(int(h) for h in fl_holes(qt.enodes, qt.enode_meta)),
+            "index": t["index"].copy(), "rect": t["rect"].copy(), "is_leaf": t["is_leaf"].copy(),
+            "live": len(t["index"])}
+
+
+def _qt_label(name: str, ident, before: dict, after: dict, capacity: int) -> str:
+    """Describe a step from the arrays before and after it."""
+    def is_branch(frame, i):
+        return i < len(frame["nodes"]) and i not in frame["free_nodes"] and frame["nodes"][i, 1] == BRANCH
+
+    split = [int(i) for i in after["index"] if is_branch(after, i) and not is_branch(before, i)]
+    merged = [int(i) for i in before["index"] if is_branch(before, i) and not is_branch(after, i)]
+    if name == "insert":
+        if split:
+            parts = []
+            for i in split:
+                f = int(after["nodes"][i, 0])
+                parts.append(f"node {i} passes capacity {capacity} and splits: children block {f}..{f + 3}")
+            return f"insert box {ident}: " + "; ".join(parts) + ", its elements moved down"
+        new = sorted(set(range(len(after["enodes"]))) - after["free_enodes"]
+                     - (set(range(len(before["enodes"]))) - before["free_enodes"]))
+        return f"insert box {ident}: element node{'s' if len(new) != 1 else ''} {new} pushed on its leaves"
+    if name == "remove":
+        freed = sorted(after["free_enodes"] - before["free_enodes"])
+        drops = [f"node {int(i)}: {int(before['nodes'][i, 1])} -> {int(after['nodes'][i, 1])}"
+                 for i in after["index"] if i < len(before["nodes"]) and not is_branch(after, i)
+                 and after["nodes"][i, 1] < before["nodes"][i, 1]]
+        return (f"remove box {ident}: element node{'s' if len(freed) != 1 else ''} {freed} to the free list; "
+                f"count of {', '.join(drops)}")
+    if merged:
+        parts = [f"node {i} is a leaf again, block {int(before['nodes'][i, 0])}..{int(before['nodes'][i, 0]) + 3}"
+                 f" to the node free list" for i in merged]
+        return "cleanup: " + "; ".join(parts)
+    return "cleanup: nothing to merge"
+
+
+def quadtree_array_stepper(operations=ARRAY_OPERATIONS, *, world=(0, 0, 64, 64), capacity: int = 2,
+                           max_depth: int = 3, **stepper_options):
+    """A :class:`~lessons_lib.widgets.Stepper` through a real :class:`Quadtree`'s arrays: split, remove, cleanup.
+
+    Each frame records copies of the tree's public arrays after one operation:
+    ``nodes`` (``[first, count]`` per node, ``count == -1`` for a branch),
+    ``enodes`` (element nodes ``[next, element slot]``), and the free-list
+    states ``node_meta`` / ``enode_meta`` (``[used, head]``). It draws the
+    tree (node rectangles *computed* from the root, each labelled with its
+    index; the boxes) beside the arrays, entries changed by the step in
+    orange and free-list holes in grey. A split takes a block of four nodes;
+    a remove puts element nodes on their free list and lowers a leaf's count;
+    ``cleanup()`` gives the block back and the parent is a leaf again.
+
+    Parameters
+    ----------
+    operations : sequence of tuple
+        ``("insert", id, box)``, ``("remove", id)``, ``("cleanup",)``; at most 10
+        operations and 10 boxes. Default :data:`ARRAY_OPERATIONS`.
+    world : array_like, shape (4,)
+        ``[xmin, ymin, xmax, ymax]``, the root's rectangle.
+    capacity : int
+        Leaf capacity, 1 to 3 (small, so that a split happens early).
+    max_depth : int
+        Deepest level, 1 to 4.
+    **stepper_options
+        Passed to :class:`~lessons_lib.widgets.Stepper`.
+
+    Returns
+    -------
+    Stepper
+        Frames are dicts with keys ``label``, ``id``, ``boxes`` (id -> box),
+        ``nodes`` and ``enodes`` (int32 copies of the rows handed out),
+        ``node_meta`` and ``enode_meta`` (int64 ``[used, head]``), ``free_nodes``
+        and ``free_enodes`` (sets of free indices), ``index``, ``rect``,
+        ``is_leaf`` (the live nodes, :meth:`Quadtree.node_table`) and ``live``
+        (how many nodes are in use).
+
+    Raises
+    ------
+    ValueError
+        Too many operations or boxes, an unknown operation, parameters out of
+        range; errors of the tree's insert / remove (bad boxes, unknown or
+        duplicate ids).
+
+    References
+    ----------
+    The quadtree answer set [SO-quadtree] (the layout and the deferred cleanup shown).
+
+    Example
+    -------
+    >>> s = quadtree_array_stepper()
+    >>> s.frame(3)["label"].startswith("insert box 2: node 0 passes capacity 2 and splits: children block 1..4")
+    True
+    >>> s.frame(6)["live"] < s.frame(3)["live"]
+    True
+    """
+    ops = list(operations)
+    if len(ops) > 10:
+        raise ValueError(f"quadtree_array_stepper is for at most 10 operations, got {len(ops)}")
+    if len({op[1] for op in ops if len(op) > 1}) > 10:
+        raise ValueError("quadtree_array_stepper is for at most 10 boxes")
+    if not 1 <= int(capacity) <= 3 or not 1 <= int(max_depth) <= 4:
+        raise ValueError(f"quadtree_array_stepper needs capacity in 1..3 and max_depth in 1..4, "
+                         f"got {capacity} and {max_depth}")
+    qt = Quadtree(world=world, capacity=capacity, max_depth=max_depth)
+    w = qt.world
+    boxes: dict = {}
+    frames = [_qt_record(qt, boxes, "empty tree: the root (node 0) is an empty leaf", None)]
+    for k, op in enumerate(ops, 1):
+        if not isinstance(op, (tuple, list)) or not op or op[0] not in ("insert", "remove", "cleanup") \
+                or len(op) != {"insert": 3, "remove": 2, "cleanup": 1}[op[0]]:
+            raise ValueError(f"operation {k}: expected ('insert', id, box), ('remove', id) or ('cleanup',), "
+                             f"got {op!r}")
+        name, ident = op[0], (op[1] if len(op) > 1 else None)
+        if name == "insert":
+            qt.insert(ident, op[2])
+            boxes[ident] = np.asarray(qt.elements.boxes[qt.elements.slot(ident)], dtype=float).copy()
+        elif name == "remove":
+            qt.remove(ident)
+            del boxes[ident]
+        else:
+            qt.cleanup()
+        after = _qt_record(qt, boxes, "", ident)
+        after["label"] = _qt_label(name, ident, frames[-1], after, qt.capacity)
+        frames.append(after)
+    width = max(max(len(f["nodes"]), len(f["enodes"])) for f in frames)
+
+    def changed(cur, prev, col):
+        if prev is None:
+            return set()
+        a, b = cur[:, col], prev[:, col]
+        return {i for i in range(len(a)) if i >= len(b) or a[i] != b[i]}
+
+    def draw(ax, frame, prev):
+        fig = ax.figure
+        gs = ax.get_subplotspec().subgridspec(1, 2, width_ratios=(1.0, 1.4))
+        ax.set_subplotspec(gs[0])
+        tab = fig.add_subplot(gs[1])
+        # the tree: node rectangles computed from the root, each with its index
+        for i, r, leaf in zip(frame["index"], frame["rect"], frame["is_leaf"]):
+            if not leaf:
+                continue
+            ax.add_patch(Rectangle((r[0], r[1]), r[2] - r[0], r[3] - r[1], facecolor="none", edgecolor="0.5",
+                                   linewidth=0.8))
+            new = prev is not None and (i >= len(prev["nodes"]) or i in prev["free_nodes"]
+                                        or prev["nodes"][i, 1] == BRANCH)
+            ax.text(r[0] + 1, r[3] - 1, f"node {int(i)}", fontsize="x-small", va="top",
+                    color="tab:orange" if new else "0.4")
+        ids = sorted(frame["boxes"])
+        if ids:
+            b = np.array([frame["boxes"][i] for i in ids])
+            viz.draw_boxes(ax, b, label="box")
+            for i, bb in zip(ids, b):
+                ax.text(0.5 * (bb[0] + bb[2]), 0.5 * (bb[1] + bb[3]), str(i), ha="center", va="center",
+                        fontsize="small", color="tab:blue")
+        viz.set_world(ax, w)
+        viz.style_world_axes(ax, title="the tree (leaves, computed rectangles)", legend=False)
+        ax.title.set_fontsize("small")
+        # the arrays
+        p = prev
+        nn, ne = len(frame["nodes"]), len(frame["enodes"])
+        viz.array_row(tab, 4.2, "first", frame["nodes"][:, 0],
+                      changed(frame["nodes"], p and p["nodes"], 0), frame["free_nodes"])
+        viz.array_row(tab, 3.2, "count", frame["nodes"][:, 1],
+                      changed(frame["nodes"], p and p["nodes"], 1), frame["free_nodes"])
+        viz.array_row(tab, 1.2, "next", frame["enodes"][:, 0],
+                      changed(frame["enodes"], p and p["enodes"], 0), frame["free_enodes"])
+        viz.array_row(tab, 0.2, "elem", frame["enodes"][:, 1],
+                      changed(frame["enodes"], p and p["enodes"], 1), frame["free_enodes"])
+        for i in range(nn):
+            tab.text(i + 0.5, 5.35, str(i), ha="center", fontsize="x-small", color="0.4")
+        for i in range(ne):
+            tab.text(i + 0.5, 2.35, str(i), ha="center", fontsize="x-small", color="0.4")
+        tab.text(-1.6, 5.35, "nodes", fontsize="x-small", color="0.3", ha="left")
+        tab.text(-1.6, 2.35, "enodes", fontsize="x-small", color="0.3", ha="left")
+        heads = []
+        for what, key in (("node", "node_meta"), ("element-node", "enode_meta")):
+            h = int(frame[key][HEAD])
+            moved_ = p is not None and h != int(p[key][HEAD])
+            heads.append((f"{what} free head = {h}", moved_))
+        for k, (txt, moved_) in enumerate(heads):
+            tab.text(-1.6 + 4.6 * k, -0.8, txt, fontsize="small", va="center",
+                     color="tab:orange" if moved_ else "black")
+        tab.set_xlim(-1.8, max(width, 6) + 0.2)
+        tab.set_ylim(-1.3, 5.9)
+        tab.set_aspect("equal")
+        tab.set_yticks([])
+        tab.set_xticks([])
+        tab.set_xlabel("index; orange: changed by this step, grey: on a free list", fontsize="x-small")
+        tab.set_title(frame["label"], fontsize="small", wrap=True)
+
+    return Stepper(frames, draw, labels=[f["label"] for f in frames],
+                   title="The compact quadtree's arrays: split, remove, cleanup",
+                   **{"figsize": (8.5, 3.3), "dpi": 64, **stepper_options})
 
 
 def _rect(i, face, edge, ls, alpha=1.0, lw=1.0, label=None):
