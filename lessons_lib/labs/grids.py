@@ -738,10 +738,7 @@ def reuse_stepper(operations=REUSE_OPERATIONS, *, cell_size: float = 40, world=(
         ids = sorted(frame["boxes"])
         if ids:
             b = np.array([frame["boxes"][i] for i in ids])
-            viz.draw_boxes(ax, b, label="box")
-            for i, bb in zip(ids, b):
-                ax.text(0.5 * (bb[0] + bb[2]), 0.5 * (bb[1] + bb[3]), str(i), ha="center", va="center",
-                        fontsize="small", color="tab:blue")
+            viz.draw_boxes(ax, b, ids=np.array(ids), label="box", annotate=True)
             if frame["id"] in frame["boxes"]:
                 viz.draw_boxes(ax, np.array([frame["boxes"][frame["id"]]]), color="tab:orange", linewidth=2.0,
                                label=f"box {frame['id']}")

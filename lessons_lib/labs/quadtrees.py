@@ -329,10 +329,7 @@ def quadtree_array_stepper(operations=ARRAY_OPERATIONS, *, world=(0, 0, 64, 64),
         ids = sorted(frame["boxes"])
         if ids:
             b = np.array([frame["boxes"][i] for i in ids])
-            viz.draw_boxes(ax, b, label="box")
-            for i, bb in zip(ids, b):
-                ax.text(0.5 * (bb[0] + bb[2]), 0.5 * (bb[1] + bb[3]), str(i), ha="center", va="center",
-                        fontsize="small", color="tab:blue")
+            viz.draw_boxes(ax, b, ids=np.array(ids), label="box", annotate=True)
         viz.set_world(ax, w)
         viz.style_world_axes(ax, title="the tree (leaves, computed rectangles)", legend=False)
         ax.title.set_fontsize("small")
