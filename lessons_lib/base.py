@@ -30,7 +30,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from .core.elements import ElementTable
+from .core.elements import ElementTable, exchange_boxes
 from .geometry import ARTICLE_WORLD, as_box, as_boxes
 from .core.pair_order import canonical_pairs, normalize_pairs
 
@@ -227,8 +227,7 @@ class BroadPhase(abc.ABC):
         repeats = np.bincount(slots) > 1 if len(slots) > 1 else np.zeros(0, bool)
         if repeats.any():
             raise ValueError(f"id {int(self.elements.ids[np.argmax(repeats)])} appears more than once in update_many")
-        old = self.elements.boxes[slots]  # an integer-array index already copies (a second copy costs ~2 ms at 100,000)
-        self.elements.boxes[slots] = b
+        old = exchange_boxes(self.elements.boxes, slots, b)  # one pass: old rows out, new rows in
         self._update_many(slots, old, b)
 
     def query(self, box) -> np.ndarray:

@@ -30,7 +30,38 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["ElementTable"]
+from .jit import njit
+
+__all__ = ["ElementTable", "exchange_boxes"]
+
+
+@njit
+def exchange_boxes(table, slots, new):
+    """Write ``new[k]`` into ``table[slots[k]]``; return the rows it replaced.
+
+    Parameters
+    ----------
+    table : numpy.ndarray, shape (c, 4), float64
+        The element table's boxes; changed in place.
+    slots : numpy.ndarray, shape (k,), int64
+        Distinct valid slots.
+    new : numpy.ndarray, shape (k, 4), float64
+
+    Returns
+    -------
+    numpy.ndarray, shape (k, 4), float64
+        The old boxes, in the order of ``slots``.
+
+    One pass over the rows (numpy's ``old = table[slots]; table[slots] = new``
+    makes two, about 1 ms each at 100,000 rows).
+    """
+    old = np.empty((slots.shape[0], 4), dtype=np.float64)
+    for k in range(slots.shape[0]):
+        s = slots[k]
+        for t in range(4):
+            old[k, t] = table[s, t]
+            table[s, t] = new[k, t]
+    return old
 
 
 class ElementTable:
