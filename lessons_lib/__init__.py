@@ -37,6 +37,7 @@ from .scenes import ARTICLE_SCENES, SCENES, make_scene, moved, scale_to, scaled_
 from .structures import (
     BruteForce,
     BulkRTree,
+    CountingSortGrid,
     HierarchicalGrid,
     KDTree,
     LooseQuadtree,
@@ -74,6 +75,7 @@ __all__ = [
     "BroadPhase",
     "BruteForce",
     "BulkRTree",
+    "CountingSortGrid",
     "DATA_DIR",
     "FreeList",
     "HierarchicalGrid",

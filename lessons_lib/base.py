@@ -126,6 +126,8 @@ class BroadPhase(abc.ABC):
 
     #: Short registry name, set by :func:`register`.
     name: ClassVar[str] = ""
+    #: False for structures whose ``_update_many`` ignores the old boxes (it then gets a ``(0, 4)`` array).
+    update_reads_old: ClassVar[bool] = True
 
     def __init__(self, *, world=None):
         if world is None:
@@ -223,11 +225,8 @@ class BroadPhase(abc.ABC):
             raise ValueError(f"ids must have shape ({len(b)},) to match boxes, got shape {ids_arr.shape}")
         if len(ids_arr) and not np.issubdtype(ids_arr.dtype, np.integer):
             raise TypeError(f"ids must be integers, got dtype {ids_arr.dtype}")
-        slots = self.elements.slots_of(ids_arr)
-        repeats = np.bincount(slots) > 1 if len(slots) > 1 else np.zeros(0, bool)
-        if repeats.any():
-            raise ValueError(f"id {int(self.elements.ids[np.argmax(repeats)])} appears more than once in update_many")
-        old = exchange_boxes(self.elements.boxes, slots, b)  # one pass: old rows out, new rows in
+        slots = self.elements.distinct_slots(ids_arr)
+        old = exchange_boxes(self.elements.boxes, slots, b, self.update_reads_old)  # one pass: old out, new in
         self._update_many(slots, old, b)
 
     def query(self, box) -> np.ndarray:

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .core.jit import njit
+
 __all__ = [
     "ARTICLE_WORLD",
     "as_boxes",
@@ -52,6 +54,22 @@ __all__ = [
 ARTICLE_WORLD = np.array([0.0, 0.0, 800.0, 600.0])
 
 _COLS = ("xmin", "ymin", "xmax", "ymax")
+_FLOAT_MAX = float(np.finfo(np.float64).max)
+
+
+@njit
+def first_bad_box(arr):
+    """Row of the first box of the ``(n, 4)`` float64 array with a NaN or infinite side or ``min > max``; -1 if none.
+
+    One pass, no temporary arrays: the common case (every box valid) of
+    :func:`as_boxes` costs one read of the array.
+    """
+    for i in range(arr.shape[0]):
+        x0, y0, x1, y1 = arr[i, 0], arr[i, 1], arr[i, 2], arr[i, 3]
+        if not ((abs(x0) <= _FLOAT_MAX) & (abs(y0) <= _FLOAT_MAX) & (abs(x1) <= _FLOAT_MAX)
+                & (abs(y1) <= _FLOAT_MAX) & (x0 <= x1) & (y0 <= y1)):
+            return i
+    return -1
 
 
 # --------------------------------------------------------------------------
@@ -91,6 +109,9 @@ def as_boxes(obj, *, name: str = "boxes") -> np.ndarray:
         raise ValueError(
             f"{name} must have shape (n, 4) as rows [xmin, ymin, xmax, ymax], got shape {arr.shape}"
         )
+    arr = np.ascontiguousarray(arr)
+    if first_bad_box(arr) < 0:
+        return arr
     finite = np.isfinite(arr)
     if not finite.all():
         row, col = np.argwhere(~finite)[0]

@@ -24,7 +24,7 @@ ZERO_OK = {"max_depth", "axis", "sort_axis", "half_size", "reinsert_fraction"}
 #: Parameters chosen by name.
 CHOICE_PARAMS = {"method", "split", "hash", "split_axis"}
 #: True/False parameters.
-FLAG_PARAMS = {"incremental"}
+FLAG_PARAMS = {"incremental", "parallel"}
 
 
 def _bad_values(name):

@@ -32,12 +32,36 @@ import numpy as np
 
 from .jit import njit
 
-__all__ = ["ElementTable", "exchange_boxes"]
+__all__ = ["ElementTable", "exchange_boxes", "check_identity_slots"]
 
 
 @njit
-def exchange_boxes(table, slots, new):
-    """Write ``new[k]`` into ``table[slots[k]]``; return the rows it replaced.
+def check_identity_slots(ids, alive, used):
+    """Check ids that are their own slots: ``(-1, -1)`` if all are live and distinct.
+
+    Else ``(0, i)`` for the first position ``i`` whose id is not a live slot
+    below ``used``, or ``(1, s)`` for the smallest slot ``s`` given twice
+    (unknown ids are looked for first). Two passes, one byte of scratch per slot.
+    """
+    for i in range(ids.shape[0]):
+        s = ids[i]
+        if s < 0 or s >= used or not alive[s]:
+            return 0, i
+    seen = np.zeros(used, dtype=np.bool_)
+    repeat = -1
+    for i in range(ids.shape[0]):
+        s = ids[i]
+        if seen[s] and (repeat == -1 or s < repeat):
+            repeat = s
+        seen[s] = True
+    if repeat != -1:
+        return 1, repeat
+    return -1, -1
+
+
+@njit
+def exchange_boxes(table, slots, new, keep_old=True):
+    """Write ``new[k]`` into ``table[slots[k]]``; return the rows it replaced (if ``keep_old``).
 
     Parameters
     ----------
@@ -46,20 +70,24 @@ def exchange_boxes(table, slots, new):
     slots : numpy.ndarray, shape (k,), int64
         Distinct valid slots.
     new : numpy.ndarray, shape (k, 4), float64
+    keep_old : bool
+        False: return an empty ``(0, 4)`` array instead (for structures that
+        never look at the old boxes).
 
     Returns
     -------
-    numpy.ndarray, shape (k, 4), float64
+    numpy.ndarray, shape (k, 4) or (0, 4), float64
         The old boxes, in the order of ``slots``.
 
     One pass over the rows (numpy's ``old = table[slots]; table[slots] = new``
     makes two, about 1 ms each at 100,000 rows).
     """
-    old = np.empty((slots.shape[0], 4), dtype=np.float64)
+    old = np.empty((slots.shape[0] if keep_old else 0, 4), dtype=np.float64)
     for k in range(slots.shape[0]):
         s = slots[k]
         for t in range(4):
-            old[k, t] = table[s, t]
+            if keep_old:
+                old[k, t] = table[s, t]
             table[s, t] = new[k, t]
     return old
 
@@ -136,6 +164,26 @@ class ElementTable:
         if s < 0:
             raise KeyError(f"unknown id {id_}: it was never inserted or has been removed")
         return s
+
+    def distinct_slots(self, ids: np.ndarray, what: str = "update_many") -> np.ndarray:
+        """Slots of distinct stored ids (int64 in, int64 out).
+
+        Raises ``KeyError`` on the first unknown id, else ``ValueError`` naming
+        an id given twice (``what`` names the call in the message).
+        """
+        ids = np.ascontiguousarray(ids, dtype=np.int64)
+        if self._map is None:  # ids are slots: one compiled pass, no temporaries
+            kind, at = check_identity_slots(ids, self.alive, self._used)
+            if kind == 0:
+                raise KeyError(f"unknown id {int(ids[at])}: it was never inserted or has been removed")
+            if kind == 1:
+                raise ValueError(f"id {int(at)} appears more than once in {what}")
+            return ids
+        slots = self.slots_of(ids)
+        repeats = np.bincount(slots) > 1 if len(slots) > 1 else np.zeros(0, bool)
+        if repeats.any():
+            raise ValueError(f"id {int(self.ids[np.argmax(repeats)])} appears more than once in {what}")
+        return slots
 
     def slots_of(self, ids: np.ndarray) -> np.ndarray:
         """Slots of many stored ids (int64 array in, int64 array out); ``KeyError`` on the first unknown."""

@@ -11,14 +11,31 @@ identical results (the test suite checks that in a subprocess).
 Set ``LESSONS_JIT=0`` in the environment *before* importing ``lessons_lib``::
 
     LESSONS_JIT=0 python -m pytest tests/test_brute_force.py
+
+Threads
+-------
+A few kernels split their work over the cores with numba's parallel loops
+(``@njit(parallel=True)`` and :data:`prange`); every such kernel gives the same
+answer whatever the number of threads. By default numba starts one thread per
+core. To choose the number, set ``NUMBA_NUM_THREADS`` in the environment
+before Python starts (an upper bound for the whole process), or call
+:func:`set_threads` at any time (at most that bound); :func:`threads` tells the
+number in use. ``set_threads(1)`` runs everything on one core, which is the
+fair setting for comparing against single-threaded code. With
+``LESSONS_JIT=0``, :data:`prange` is plain ``range`` and there is one thread.
 """
 from __future__ import annotations
 
 import os
 
-__all__ = ["JIT_ENABLED", "njit", "jit_status"]
+__all__ = ["JIT_ENABLED", "njit", "prange", "threads", "set_threads", "jit_status"]
 
 _requested = os.environ.get("LESSONS_JIT", "1").strip().lower() not in {"0", "false", "no", "off"}
+
+# Threads of a parallel kernel that finish early sleep instead of spinning: on a machine whose
+# cores are shared with other programs (a classroom server, CI), spinning threads slowed the
+# parallel kernels down threefold here. Set OMP_WAIT_POLICY yourself to choose otherwise.
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
 try:  # numba is a declared dependency, but a missing one must not break the lessons
     import numba as _numba
@@ -46,6 +63,36 @@ def njit(func=None, **options):
     if func is None:
         return wrap
     return wrap(func)
+
+
+#: numba's parallel range when kernels are compiled, else the built-in ``range``.
+prange = _numba.prange if JIT_ENABLED else range
+
+
+def threads() -> int:
+    """Threads the parallel kernels use now (1 when kernels run as plain Python)."""
+    return int(_numba.get_num_threads()) if JIT_ENABLED else 1
+
+
+def set_threads(n: int) -> int:
+    """Use ``n`` threads in the parallel kernels from now on; returns the previous number.
+
+    Raises
+    ------
+    ValueError
+        ``n`` below 1 or above the process's bound (``NUMBA_NUM_THREADS``,
+        by default the number of cores).
+    """
+    if isinstance(n, bool) or not hasattr(n, "__index__"):
+        raise TypeError(f"the number of threads must be an integer, got {n!r}")
+    n = int(n)
+    bound = int(_numba.config.NUMBA_NUM_THREADS) if JIT_ENABLED else 1
+    if not 1 <= n <= bound:
+        raise ValueError(f"the number of threads must be between 1 and {bound} (NUMBA_NUM_THREADS), got {n}")
+    before = threads()
+    if JIT_ENABLED:
+        _numba.set_num_threads(n)
+    return before
 
 
 def jit_status() -> str:

@@ -12,6 +12,7 @@ checks or the benchmark harness.
 """
 from .brute_force import BruteForce
 from .bulk_rtree import BulkRTree
+from .counting_sort_grid import CountingSortGrid
 from .hierarchical_grid import HierarchicalGrid
 from .kdtree import KDTree
 from .loose_quadtree import LooseQuadtree
@@ -30,6 +31,7 @@ from .uniform_grid import UniformGrid
 __all__ = [
     "BruteForce",
     "BulkRTree",
+    "CountingSortGrid",
     "HierarchicalGrid",
     "KDTree",
     "LooseQuadtree",

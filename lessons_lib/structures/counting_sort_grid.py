@@ -1,0 +1,477 @@
+"""The counting-sort grid: a uniform grid rebuilt in one pass, its cells packed in one array.
+
+Lessons 02 and 12. The uniform grid of lesson 02 keeps a linked list per cell
+and moves a box's nodes only when the box changes cells. In a simulation where
+every element moves every frame, there is a cheaper way to get the same cells:
+forget the lists, and **re-sort all elements by cell** whenever someone asks a
+question after a change. A counting sort does that in two passes over the
+elements and one over the cells, and leaves each cell's elements next to each
+other in memory, so the pair search reads contiguous arrays instead of
+following pointers. The same idea drives particle simulations on graphics
+processors [Green2008] and the "cell lists" of molecular dynamics.
+
+Where an element goes
+---------------------
+Each element is filed under one cell only: the cell of its lower-left corner
+``(xmin, ymin)``. That is enough when the element spans at most two columns and
+two rows of cells (it is at most one cell wide and tall): if two such boxes
+``a`` and ``b`` overlap, with ``col(a) <= col(b)``, then
+``col(b) = col(b.xmin) <= col(a.xmax) <= col(a) + 1`` (the clamped cell map is
+monotone: see :mod:`~lessons_lib.structures.grid_cells`), and the same holds
+for rows. So a pair search looks at each cell and four of its neighbours
+(right, and the three above), each pair once. An element spanning more than
+two columns or rows is a **giant** and sits on a list of its own; a giant is
+searched for partners like a query box, and giants are paired with each other
+by a sweep along x.
+
+Data layout, after a rebuild
+----------------------------
+==============  ======================  ==========================================
+array           shape, dtype            meaning
+==============  ======================  ==========================================
+``start``       (cells + 1,) int32      cell ``c``'s elements are
+                                        ``order[start[c]:start[c + 1]]``; cell
+                                        ``(row, col)`` is ``row * cols + col``
+``order``       (capacity,) int32       slots, sorted by cell
+``sorted_boxes``  (capacity, 4) float64  their boxes, in the same order
+``cell_key``    (capacity,) int32       scratch: each slot's cell (-1 giant,
+                                        -2 free slot)
+``giants``      (g,) int64              slots of the giants
+==============  ======================  ==========================================
+
+Insert, remove and update only write the shared element table and mark the
+grid stale: O(1) each. The next ``query()`` or ``pairs()`` rebuilds: O(n +
+cells). That is the trade: ideal when a frame moves many elements and then asks
+for all pairs, poor for a few moves between many single queries (then the
+linked lists of :class:`~lessons_lib.structures.uniform_grid.UniformGrid` win).
+
+Two cores
+---------
+The pair search splits the rows into bands searched in parallel
+(:data:`~lessons_lib.core.jit.prange`); each band writes its own part of the
+output, and the parts are joined in band order, so the result is the same
+whatever the number of threads (see :mod:`lessons_lib.core.jit` for choosing
+it). Called from a thread other than the main one (a Dask worker thread, say),
+the search runs on that one thread.
+
+References
+----------
+* S. Green, *Particle Simulation using CUDA*, NVIDIA 2008 [Green2008]: sort by
+  cell, then each cell's elements are one contiguous range.
+* C. Ericson, *Real-Time Collision Detection*, 2005, ch. 7 [Ericson2005]:
+  uniform grids, one cell per object when objects are no larger than a cell.
+* The quadtree answer set [SO-quadtree]: data layout decides speed; contiguous
+  arrays of ints over linked structures.
+"""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from ..base import register
+from ..core.boxes import overlaps, row_overlaps
+from ..core.jit import njit, prange, threads
+from ..core.params import check_flag
+from ..geometry import boxes_overlap
+from .grid_cells import XMAX, XMIN, YMAX, YMIN, box_cells, cell_span
+from .uniform_grid import DEFAULT_MAX_CELLS, FixedGrid
+
+__all__ = ["CountingSortGrid", "sort_into_cells", "band_pairs", "pairs_in_bands", "giant_pairs", "query_cells"]
+
+#: ``cell_key`` of a giant and of a free slot.
+GIANT, FREE_SLOT = -1, -2
+#: Row bands per thread in the parallel pair search.
+BANDS_PER_THREAD = 4
+
+
+# --------------------------------------------------------------------------
+# Rebuild: the counting sort
+# --------------------------------------------------------------------------
+@njit
+def sort_into_cells(geom, boxes, alive, n_slots, start, order, sorted_boxes, cell_key):
+    """Counting sort of the live slots below ``n_slots`` by the cell of their lower-left corner.
+
+    Fills ``start`` (prefix sums, ``len = cells + 1``), ``order`` and
+    ``sorted_boxes`` (the first ``start[-1]`` rows) and ``cell_key``. Slots
+    spanning more than two columns or rows are giants (key -1), free slots
+    key -2. Returns the giants' slots, int64, ascending. Two passes over the
+    slots, one over the cells; within a cell, slots stay in ascending order.
+    """
+    ox, oy, inv, cols, rows = geom
+    n_cells = cols * rows
+    for c in range(n_cells + 1):
+        start[c] = 0
+    n_giants = 0
+    for s in range(n_slots):
+        if not alive[s]:
+            cell_key[s] = FREE_SLOT
+            continue
+        c0, r0, c1, r1 = box_cells(geom, boxes, s)
+        if c1 - c0 > 1 or r1 - r0 > 1:
+            cell_key[s] = GIANT
+            n_giants += 1
+        else:
+            cell = r0 * cols + c0
+            cell_key[s] = cell
+            start[cell + 1] += 1
+    for c in range(n_cells):
+        start[c + 1] += start[c]
+    giants = np.empty(n_giants, dtype=np.int64)
+    g = 0
+    for s in range(n_slots):  # start[c] is cell c's write cursor during the scatter
+        cell = cell_key[s]
+        if cell >= 0:
+            w = start[cell]
+            order[w] = s
+            for t in range(4):
+                sorted_boxes[w, t] = boxes[s, t]
+            start[cell] = w + 1
+        elif cell == GIANT:
+            giants[g] = s
+            g += 1
+    for c in range(n_cells, 0, -1):  # the cursors ended where each cell ends: shift back to starts
+        start[c] = start[c - 1]
+    start[0] = 0
+    return giants
+
+
+# --------------------------------------------------------------------------
+# Pairs among the elements filed in cells
+# --------------------------------------------------------------------------
+@njit(inline="always")
+def _range_pairs(sorted_boxes, order, i, lo, hi, out, k):
+    """Test element ``i`` against the elements ``lo .. hi - 1``; write hits while there is room."""
+    ax0, ay0, ax1, ay1 = sorted_boxes[i, XMIN], sorted_boxes[i, YMIN], sorted_boxes[i, XMAX], sorted_boxes[i, YMAX]
+    cap = out.shape[0]
+    si = order[i]
+    for j in range(lo, hi):
+        if overlaps(ax0, ay0, ax1, ay1, sorted_boxes[j, XMIN], sorted_boxes[j, YMIN], sorted_boxes[j, XMAX],
+                    sorted_boxes[j, YMAX]):
+            if k < cap:
+                out[k, 0] = si
+                out[k, 1] = order[j]
+            k += 1
+    return k
+
+
+@njit
+def band_pairs(geom, start, order, sorted_boxes, r_lo, r_hi, out):
+    """Pairs of filed elements whose first element's cell is in rows ``r_lo .. r_hi - 1``.
+
+    Each element is tested against the later elements of its own cell and all
+    elements of the cells right of it, above-left, above and above-right: every
+    overlapping pair once. Writes the first ``len(out)`` pairs of slots to
+    ``out`` and returns ``(pairs found, box tests)``; when the first number
+    exceeds ``len(out)``, run again with a larger ``out``.
+    """
+    ox, oy, inv, cols, rows = geom
+    k = 0
+    tests = 0
+    for r in range(r_lo, r_hi):
+        for c in range(cols):
+            cell = r * cols + c
+            a0, a1 = start[cell], start[cell + 1]
+            if a0 == a1:
+                continue
+            right_hi = start[cell + 2] if c + 1 < cols else a1
+            if r + 1 < rows:
+                up = cell + cols
+                up_lo = start[up - 1] if c > 0 else start[up]
+                up_hi = start[up + 2] if c + 1 < cols else start[up + 1]
+            else:
+                up_lo = up_hi = 0
+            for i in range(a0, a1):
+                k = _range_pairs(sorted_boxes, order, i, i + 1, right_hi, out, k)  # own cell, then the right one
+                k = _range_pairs(sorted_boxes, order, i, up_lo, up_hi, out, k)
+                tests += right_hi - i - 1 + up_hi - up_lo
+    return k, tests
+
+
+@njit(parallel=True)
+def _bands_parallel(geom, start, order, sorted_boxes, n_bands, cap, out, found, tests):
+    rows = geom[4]
+    for b in prange(n_bands):
+        lo, hi = rows * b // n_bands, rows * (b + 1) // n_bands
+        found[b], tests[b] = band_pairs(geom, start, order, sorted_boxes, lo, hi, out[b * cap:(b + 1) * cap])
+
+
+@njit
+def _bands_serial(geom, start, order, sorted_boxes, n_bands, cap, out, found, tests):
+    rows = geom[4]
+    for b in range(n_bands):
+        lo, hi = rows * b // n_bands, rows * (b + 1) // n_bands
+        found[b], tests[b] = band_pairs(geom, start, order, sorted_boxes, lo, hi, out[b * cap:(b + 1) * cap])
+
+
+@njit
+def _join_bands(geom, start, order, sorted_boxes, n_bands, cap, out, found):
+    """Move each band's pairs down to follow the previous band's; re-run bands that ran out of room."""
+    rows = geom[4]
+    total = 0
+    for b in range(n_bands):
+        total += found[b]
+    joined = np.empty((total, 2), dtype=out.dtype)
+    k = 0
+    for b in range(n_bands):
+        m = found[b]
+        if m <= cap:
+            for t in range(m):
+                joined[k + t, 0] = out[b * cap + t, 0]
+                joined[k + t, 1] = out[b * cap + t, 1]
+        else:  # rare: the band found more pairs than its share of the buffer
+            lo, hi = rows * b // n_bands, rows * (b + 1) // n_bands
+            band_pairs(geom, start, order, sorted_boxes, lo, hi, joined[k:k + m])
+        k += m
+    return joined
+
+
+def pairs_in_bands(geom, start, order, sorted_boxes, n_bands: int, cap: int, parallel: bool = True):
+    """All pairs among the filed elements: ``(pairs, tests)``, ``pairs`` a ``(k, 2)`` int32 array of slots.
+
+    The rows are cut into ``n_bands`` bands, searched in parallel when
+    ``parallel`` (else one after the other) into ``cap`` rows of output each.
+    Bands are joined in order, so the result does not depend on the threads.
+    """
+    out = np.empty((n_bands * cap, 2), dtype=np.int32)
+    found = np.zeros(n_bands, dtype=np.int64)
+    tests = np.zeros(n_bands, dtype=np.int64)
+    search = _bands_parallel if parallel else _bands_serial
+    search(geom, start, order, sorted_boxes, n_bands, cap, out, found, tests)
+    return _join_bands(geom, start, order, sorted_boxes, n_bands, cap, out, found), int(tests.sum())
+
+
+# --------------------------------------------------------------------------
+# Giants, and queries
+# --------------------------------------------------------------------------
+@njit
+def query_cells(geom, start, order, sorted_boxes, q0, q1, q2, q3, out, k):
+    """Filed elements meeting the closed box ``(q0, q1, q2, q3)``, appended to ``out`` from ``k``.
+
+    A filed element meeting the box has its lower-left cell in columns
+    ``qc0 - 1 .. qc1`` and rows ``qr0 - 1 .. qr1`` of the box's cell range;
+    each row of that window is one contiguous range of ``order``. Returns
+    ``(out, k, cells visited)``; ``out`` is int64 and grows as needed.
+    """
+    ox, oy, inv, cols, rows = geom
+    qc0, qr0, qc1, qr1 = cell_span(geom, q0, q1, q2, q3)
+    c_lo, r_lo = max(qc0 - 1, 0), max(qr0 - 1, 0)
+    for r in range(r_lo, qr1 + 1):
+        lo, hi = start[r * cols + c_lo], start[r * cols + qc1 + 1]
+        for j in range(lo, hi):
+            if row_overlaps(sorted_boxes, j, q0, q1, q2, q3):
+                if k == out.shape[0]:
+                    bigger = np.empty(2 * k + 16, dtype=np.int64)
+                    bigger[:k] = out[:k]
+                    out = bigger
+                out[k] = order[j]
+                k += 1
+    return out, k, (qr1 - r_lo + 1) * (qc1 - c_lo + 1)
+
+
+@njit
+def giant_pairs(geom, boxes, giants, start, order, sorted_boxes):
+    """Pairs with at least one giant: each giant against the filed elements, then giants by a sweep on x.
+
+    Returns ``(pairs, tests)``; ``pairs`` is ``(k, 2)`` int64 slots.
+    """
+    out = np.empty((16, 2), dtype=np.int64)
+    hits = np.empty(16, dtype=np.int64)
+    k = 0
+    tests = 0
+    for t in range(giants.shape[0]):
+        g = giants[t]
+        hits, m, _ = query_cells(geom, start, order, sorted_boxes, boxes[g, XMIN], boxes[g, YMIN], boxes[g, XMAX],
+                                 boxes[g, YMAX], hits, 0)
+        if k + m > out.shape[0]:
+            bigger = np.empty((2 * (k + m), 2), dtype=np.int64)
+            bigger[:k] = out[:k]
+            out = bigger
+        for j in range(m):
+            out[k, 0] = g
+            out[k, 1] = hits[j]
+            k += 1
+        tests += m
+    by_x = giants[np.argsort(boxes[giants, XMIN], kind="mergesort")] if giants.shape[0] > 1 else giants
+    for a in range(by_x.shape[0]):  # sweep: b's xmin is past a's xmax -> no later b meets a
+        ga = by_x[a]
+        for b in range(a + 1, by_x.shape[0]):
+            gb = by_x[b]
+            if boxes[gb, XMIN] > boxes[ga, XMAX]:
+                break
+            tests += 1
+            if overlaps(boxes[ga, XMIN], boxes[ga, YMIN], boxes[ga, XMAX], boxes[ga, YMAX],
+                        boxes[gb, XMIN], boxes[gb, YMIN], boxes[gb, XMAX], boxes[gb, YMAX]):
+                if k == out.shape[0]:
+                    bigger = np.empty((2 * k, 2), dtype=np.int64)
+                    bigger[:k] = out[:k]
+                    out = bigger
+                out[k, 0] = ga
+                out[k, 1] = gb
+                k += 1
+    return out[:k].copy(), tests
+
+
+# --------------------------------------------------------------------------
+# The structure
+# --------------------------------------------------------------------------
+@register("counting_sort_grid")
+class CountingSortGrid(FixedGrid):
+    """A uniform grid rebuilt by a counting sort when asked after a change; cells are ranges of one array.
+
+    Parameters
+    ----------
+    world : array_like, shape (4,), optional
+        ``[xmin, ymin, xmax, ymax]`` the grid covers (default the article's
+        800 x 600; ``from_boxes`` uses the boxes' square bounding world).
+        Boxes outside it land in the border cells: still found, only slower.
+    cell_size : float, optional
+        Side of a cell in world units (> 0). Default: the world's longer side
+        / 64; ``from_boxes`` uses
+        :func:`~lessons_lib.structures.uniform_grid.suggest_cell_size` (twice
+        the typical box size). Boxes more than about one cell wide or tall are
+        giants (kept apart, searched like queries).
+    max_cells : int
+        Refuse (``ValueError``) grids with more cells than this.
+    parallel : bool
+        Search pairs on every thread numba has (default True); the answer is
+        the same either way (see :mod:`lessons_lib.core.jit` for the thread
+        count).
+
+    Attributes
+    ----------
+    rows, cols, geom
+        As :class:`~lessons_lib.structures.uniform_grid.UniformGrid`.
+    start, order, sorted_boxes, cell_key, giants : numpy.ndarray
+        The packed cells after the last rebuild (see the module notes).
+    rebuilds : int
+        Counting sorts done so far (one per query/pairs after a change).
+    last_pair_tests : int
+        Box-box tests made by the last ``pairs()`` call.
+    last_query_cells : int
+        Cells whose ranges the last ``query()`` read.
+
+    Raises
+    ------
+    ValueError
+        A bad world, cell size or ``max_cells``, a grid above ``max_cells``,
+        ``parallel`` not True or False.
+
+    Notes
+    -----
+    Closed boxes (touching counts); any finite coordinates, as the uniform
+    grid. Insert, remove and update: O(1) (they mark the grid stale). The
+    first query or ``pairs()`` after a change rebuilds in O(n + cells); a
+    query then costs O(cells in the box grown by one cell + elements there);
+    ``pairs()`` O(cells + n x neighbours) plus O(giants x their cells) and a
+    sweep over the giants. Memory: 4 bytes per cell plus 44 bytes per slot,
+    besides the shared element table. Sources: [Green2008], [Ericson2005],
+    [SO-quadtree].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lessons_lib import CountingSortGrid
+    >>> g = CountingSortGrid.from_boxes(np.array([[0, 0, 2, 2], [1, 1, 3, 3], [5, 5, 6, 6]]))
+    >>> g.pairs().tolist()
+    [[0, 1]]
+    >>> g.update(2, [2, 2, 4, 4])
+    >>> g.pairs().tolist(), g.query([3.5, 3.5, 4, 4]).tolist(), g.rebuilds
+    ([[0, 1], [0, 2], [1, 2]], [2], 2)
+    """
+
+    update_reads_old = False  # an update only marks the grid stale
+
+    def __init__(self, *, world=None, cell_size=None, max_cells: int = DEFAULT_MAX_CELLS, parallel: bool = True):
+        super().__init__(world=world, cell_size=cell_size, max_cells=max_cells)
+        self.parallel = check_flag("parallel", parallel)
+        self.start = np.zeros(self.rows * self.cols + 1, dtype=np.int32)
+        self.order = np.zeros(0, dtype=np.int32)
+        self.sorted_boxes = np.zeros((0, 4), dtype=np.float64)
+        self.cell_key = np.zeros(0, dtype=np.int32)
+        self.giants = np.zeros(0, dtype=np.int64)
+        self.rebuilds = 0
+        self._stale = False
+        self._last_pairs = 0
+
+    # -- the rebuild --------------------------------------------------------
+    def rebuild(self) -> None:
+        """Sort every stored element into its cell now (done by itself before a query or pairs after a change)."""
+        table = self.elements
+        cap = table.capacity
+        if len(self.order) != cap:  # the table grew (or was made): match it, once
+            self.order = np.zeros(cap, dtype=np.int32)
+            self.sorted_boxes = np.zeros((cap, 4), dtype=np.float64)
+            self.cell_key = np.zeros(cap, dtype=np.int32)
+        self.giants = sort_into_cells(self.geom, table.boxes, table.alive, table.high_water, self.start, self.order,
+                                      self.sorted_boxes, self.cell_key)
+        self.rebuilds += 1
+        self._stale = False
+
+    def _fresh(self) -> None:
+        if self._stale:
+            self.rebuild()
+
+    # -- hooks ------------------------------------------------------------------
+    def _insert(self, slot, box):
+        self._stale = True
+
+    def _build(self, slots):
+        self._stale = True
+
+    def _remove(self, slot, box):
+        self._stale = True
+
+    def _update(self, slot, old, new):
+        self._stale = True
+
+    def _update_many(self, slots, old, new):
+        self._stale = True
+
+    def _clear(self):
+        self._stale = True
+
+    def _query(self, box):
+        self._fresh()
+        out, k, self.last_query_cells = query_cells(self.geom, self.start, self.order, self.sorted_boxes, box[0],
+                                                    box[1], box[2], box[3], np.empty(16, np.int64), 0)
+        if not len(self.giants):
+            return out[:k]
+        return np.concatenate([out[:k], self.giants[boxes_overlap(self.elements.boxes[self.giants], box)]])
+
+    def _pairs(self):
+        self._fresh()
+        t = threads()
+        parallel = self.parallel and t > 1 and threading.current_thread() is threading.main_thread()
+        n_bands = min(self.rows, BANDS_PER_THREAD * t) if parallel else 1
+        cap = max(256, (2 * self._last_pairs) // n_bands + 256)
+        filed, tests = pairs_in_bands(self.geom, self.start, self.order, self.sorted_boxes, n_bands, cap, parallel)
+        self._last_pairs = len(filed)
+        if len(self.giants):
+            extra, more = giant_pairs(self.geom, self.elements.boxes, self.giants, self.start, self.order,
+                                      self.sorted_boxes)
+            filed = np.concatenate([filed.astype(np.int64), extra])
+            tests += more
+        self.last_pair_tests = tests
+        return filed
+
+    def _nbytes(self):
+        return (self.start.nbytes + self.order.nbytes + self.sorted_boxes.nbytes + self.cell_key.nbytes
+                + self.giants.nbytes)
+
+    def occupancy(self) -> np.ndarray:
+        """Elements filed in each cell (giants not counted): ``(rows, cols)`` int64."""
+        self._fresh()
+        return np.diff(self.start).astype(np.int64).reshape(self.rows, self.cols)
+
+    def regions(self):
+        """The occupied cells (depth 0), after a rebuild if needed."""
+        self._fresh()
+        cells = np.flatnonzero(np.diff(self.start) > 0)
+        rects = self._cell_rects(cells // self.cols, cells % self.cols)
+        return rects, np.zeros(len(rects), dtype=np.int64)
+
+    def __repr__(self):
+        return (f"CountingSortGrid(n={len(self)}, world={self.world.tolist()}, cell_size={self.cell_size:g}, "
+                f"grid={self.rows}x{self.cols}, giants={len(self.giants)})")
+
