@@ -88,7 +88,7 @@ bench: setup $(BENCH_STAMP)
 ifeq ($(strip $(ARGS)),)
 	$(BIN)/python -m lessons_lib.bench --suite all
 	$(BIN)/python -m benchmarks.goals_quadtrees data/results/quadtree_scaling.csv
-	$(BIN)/python -m benchmarks --only quadtrees > data/results/bench_quadtrees.txt
+	$(BIN)/python -m benchmarks --only quadtrees | tee data/results/bench_quadtrees.txt
 	@echo "lessons 02-03: grid and spatial hash measurements (a few minutes)"
 	$(BIN)/python -m lessons_lib.labs.grids --store
 	@echo "lessons 05-07: quadtree and loose-structure measurements (about 25 minutes)"
@@ -99,7 +99,11 @@ ifeq ($(strip $(ARGS)),)
 	@echo "lesson 12: Hilbert against random numbering of the agents (a few minutes)"
 	$(BIN)/python -m lessons_lib.labs.sim_layout --store
 	@echo "lesson 14: partitioned join on 1 and 2 workers, 10 million boxes out of core (about 3 minutes)"; $(BIN)/python -m lessons_lib.bench.partitioned
-	$(BIN)/python -m benchmarks --skip quadtrees --skip "lesson 12"
+	@echo "speed on both cores: 100,000 sparse boxes against the libraries, whole frames up to 2,000,000 agents (about 5 minutes)"
+	$(BIN)/python -m benchmarks.goals_speed --store
+	@echo "the answer set's C beside ours on the same frames (skipped without ../shared/anchors; about 10 minutes)"
+	$(BIN)/python -m benchmarks.anchor_c --sizes 20000,100000,500000 --save
+	$(BIN)/python -m benchmarks --skip quadtrees --skip "lesson 12" --skip "speed:"
 else
 	$(BIN)/python -m $(if $(findstring --suite,$(ARGS)),lessons_lib.bench,benchmarks) $(ARGS)
 endif

@@ -10,7 +10,8 @@ from collections import Counter
 
 import numpy as np
 
-from lessons_lib import HierarchicalGrid, LooseTightGrid, PointGrid, SpatialHash, UniformGrid
+from lessons_lib import CountingSortGrid, HierarchicalGrid, LooseTightGrid, PointGrid, SpatialHash, UniformGrid
+from lessons_lib.structures.counting_sort_grid import FREE_SLOT, GIANT
 from lessons_lib.structures.grid_cells import cell_of_centre, cell_span
 from lessons_lib.structures.loose_bounds import f32_down, f32_up
 from lessons_lib.structures.loose_tight_grid import is_near
@@ -243,8 +244,34 @@ def check_pairs_layout(g: LooseTightGrid, live: set[int]) -> None:
         assert not is_near(*b, c, cols, ox, oy, g.cell_size), f"slot {s} is stored as a giant but is near"
 
 
+def check_counting_sort_grid(g: CountingSortGrid) -> None:
+    """Invariants after a rebuild: each live non-giant slot filed once, in the cell of its lower-left corner."""
+    g.rebuild()
+    t = g.elements
+    live = set(t.live_slots().tolist())
+    n_filed = int(g.start[-1])
+    filed = g.order[:n_filed].tolist()
+    assert len(filed) == len(set(filed)) and set(filed) | set(g.giants.tolist()) == live
+    assert not set(filed) & set(g.giants.tolist())
+    assert (np.diff(g.start) >= 0).all() and g.start[0] == 0
+    for cell in range(g.rows * g.cols):
+        for w in range(g.start[cell], g.start[cell + 1]):
+            s = g.order[w]
+            c0, r0, c1, r1 = g.cell_range(t.boxes[s])
+            assert r0 * g.cols + c0 == cell and c1 - c0 <= 1 and r1 - r0 <= 1
+            np.testing.assert_array_equal(g.sorted_boxes[w], t.boxes[s])
+    for s in g.giants.tolist():
+        c0, r0, c1, r1 = g.cell_range(t.boxes[s])
+        assert c1 - c0 > 1 or r1 - r0 > 1
+        assert g.cell_key[s] == GIANT
+    for s in range(t.high_water):
+        if s not in live:
+            assert g.cell_key[s] == FREE_SLOT
+
+
 CHECKS = {UniformGrid: check_uniform_grid, HierarchicalGrid: check_hierarchical_grid, SpatialHash: check_spatial_hash,
-          PointGrid: check_point_grid, LooseTightGrid: check_loose_tight_grid}
+          PointGrid: check_point_grid, LooseTightGrid: check_loose_tight_grid,
+          CountingSortGrid: check_counting_sort_grid}
 
 
 def check_grid(bp, exact: bool = False) -> None:

@@ -273,7 +273,7 @@ def typical_box_size(boxes: np.ndarray, world=None) -> float:
 
 
 def suggest_cell_size(boxes, world=None, *, factor: float = DEFAULT_CELL_FACTOR,
-                      max_cells: int = DEFAULT_MAX_CELLS) -> float:
+                      max_cells: int = DEFAULT_MAX_CELLS, typical: float | None = None) -> float:
     """A cell size for ``boxes``: the typical box size times ``factor`` (default 2).
 
     Parameters
@@ -286,6 +286,9 @@ def suggest_cell_size(boxes, world=None, *, factor: float = DEFAULT_CELL_FACTOR,
         Multiplier of the typical size (> 0). Lesson 02 measures the trade-off.
     max_cells : int
         Upper bound on the resulting number of cells.
+    typical : float, optional
+        The typical box size when the caller has it already (default:
+        :func:`typical_box_size` of ``boxes``).
 
     Returns
     -------
@@ -316,7 +319,9 @@ def suggest_cell_size(boxes, world=None, *, factor: float = DEFAULT_CELL_FACTOR,
     w = grid_world(b) if world is None else as_box(world, name="world")
     factor = check_positive("factor", factor, unit="box sizes")
     max_cells = check_int("max_cells", max_cells, 1)
-    size = max(min(factor * typical_box_size(b, w), _BIG), MIN_CELL_SIZE)
+    if typical is None:
+        typical = typical_box_size(b, w)
+    size = max(min(factor * check_positive("typical", typical, unit="world units"), _BIG), MIN_CELL_SIZE)
     budget = min(max_cells, max(1024, 4 * len(b)))
 
     def cells(count):  # ceil(count), at least 1, without overflow
