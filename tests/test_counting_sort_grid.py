@@ -105,7 +105,7 @@ def test_same_answer_on_one_thread_every_thread_and_without_the_parallel_search(
     g.rebuild()
     raw = {}
     for parallel, bands in ((False, 1), (False, 7), (True, 8), (True, 3)):
-        raw[parallel, bands] = pairs_in_bands(g.geom, g.start, g.order, g.sorted_boxes, bands, 64, parallel)
+        raw[parallel, bands] = pairs_in_bands(g.geom, g.start, g.order, g.sorted_boxes, g.sorted_cell, bands, 64, parallel)
     first = raw[False, 1]
     for got in raw.values():  # identical rows in identical order, even when bands overflow their room
         np.testing.assert_array_equal(got[0], first[0])
@@ -147,5 +147,6 @@ def test_bad_parameters(kw, pattern):
 def test_memory_counts_every_array():
     g = CountingSortGrid.from_boxes(make_scene("random", 1000, seed=0))
     g.rebuild()
-    own = g.start.nbytes + g.order.nbytes + g.sorted_boxes.nbytes + g.cell_key.nbytes + g.giants.nbytes
+    own = (g.start.nbytes + g.order.nbytes + g.sorted_boxes.nbytes + g.sorted_cell.nbytes + g.cell_key.nbytes
+           + g.giants.nbytes)
     assert g.memory_bytes() == g.elements.nbytes() + own

@@ -143,9 +143,10 @@ class ElementTable:
         if need <= cap:
             return
         new = max(need, 2 * cap)
-        self.ids = np.concatenate([self.ids, np.zeros(new - cap, np.int64)])
-        self.boxes = np.concatenate([self.boxes, np.zeros((new - cap, 4))])
-        self.alive = np.concatenate([self.alive, np.zeros(new - cap, np.bool_)])
+        used = self._used
+        ids, boxes, alive = np.zeros(new, np.int64), np.zeros((new, 4)), np.zeros(new, np.bool_)
+        ids[:used], boxes[:used], alive[:used] = self.ids[:used], self.boxes[:used], self.alive[:used]
+        self.ids, self.boxes, self.alive = ids, boxes, alive
 
     # -- lookup -----------------------------------------------------------
     def _lookup(self, id_: int) -> int:
@@ -236,11 +237,12 @@ class ElementTable:
         if self._free:  # rare in bulk loads: reuse the holes one by one
             return np.array([self.add(int(i), b) for i, b in zip(ids.tolist(), boxes)], dtype=np.int64)
         self._grow(self._used + k)
+        rows = slice(self._used, self._used + k)  # the fresh slots are one run: slices, not fancy indexing
         self._used += k
         self._count += k
-        self.ids[fresh] = ids
-        self.boxes[fresh] = boxes
-        self.alive[fresh] = True
+        self.ids[rows] = ids
+        self.boxes[rows] = boxes
+        self.alive[rows] = True
         if not identity:
             if self._map is None:
                 self._build_map()

@@ -34,6 +34,7 @@ array           shape, dtype            meaning
                                         ``(row, col)`` is ``row * cols + col``
 ``order``       (capacity,) int32       slots, sorted by cell
 ``sorted_boxes``  (capacity, 4) float64  their boxes, in the same order
+``sorted_cell``   (capacity,) int32     their cells, in the same order
 ``cell_key``    (capacity,) int32       scratch: each slot's cell (-1 giant,
                                         -2 free slot)
 ``giants``      (g,) int64              slots of the giants
@@ -91,11 +92,12 @@ SIZE_SAMPLE = 4096
 # Rebuild: the counting sort
 # --------------------------------------------------------------------------
 @njit
-def sort_into_cells(geom, boxes, alive, n_slots, start, order, sorted_boxes, cell_key):
+def sort_into_cells(geom, boxes, alive, n_slots, start, order, sorted_boxes, sorted_cell, cell_key):
     """Counting sort of the live slots below ``n_slots`` by the cell of their lower-left corner.
 
-    Fills ``start`` (prefix sums, ``len = cells + 1``), ``order`` and
-    ``sorted_boxes`` (the first ``start[-1]`` rows) and ``cell_key``. Slots
+    Fills ``start`` (prefix sums, ``len = cells + 1``), ``order``,
+    ``sorted_boxes`` and ``sorted_cell`` (the first ``start[-1]`` rows) and
+    ``cell_key``. Slots
     spanning more than two columns or rows are giants (key -1), free slots
     key -2. Returns the giants' slots, int64, ascending. Two passes over the
     slots (count, then scatter from the back) and two over the cells (zero,
@@ -128,6 +130,7 @@ def sort_into_cells(geom, boxes, alive, n_slots, start, order, sorted_boxes, cel
             w = start[cell] - 1
             start[cell] = w
             order[w] = s
+            sorted_cell[w] = cell
             for t in range(4):
                 sorted_boxes[w, t] = boxes[s, t]
         elif cell == GIANT:
@@ -141,14 +144,25 @@ def sort_into_cells(geom, boxes, alive, n_slots, start, order, sorted_boxes, cel
 # --------------------------------------------------------------------------
 @njit(inline="always")
 def _range_pairs(sorted_boxes, order, i, lo, hi, out, k):
-    """Test element ``i`` against the elements ``lo .. hi - 1``; write hits while there is room."""
+    """Test element ``i`` against the elements ``lo .. hi - 1``; write hits while there is room.
+
+    Where the whole range fits in ``out`` the loop has no branch: every
+    candidate is written and the cursor advances on a hit (as the compiled
+    brute force does).
+    """
     ax0, ay0, ax1, ay1 = sorted_boxes[i, XMIN], sorted_boxes[i, YMIN], sorted_boxes[i, XMAX], sorted_boxes[i, YMAX]
-    cap = out.shape[0]
     si = order[i]
-    for j in range(lo, hi):
+    if k + (hi - lo) <= out.shape[0]:
+        for j in range(lo, hi):
+            out[k, 0] = si
+            out[k, 1] = order[j]
+            k += overlaps(ax0, ay0, ax1, ay1, sorted_boxes[j, XMIN], sorted_boxes[j, YMIN], sorted_boxes[j, XMAX],
+                          sorted_boxes[j, YMAX])
+        return k
+    for j in range(lo, hi):  # near the end of the room: count every hit, write those that fit
         if overlaps(ax0, ay0, ax1, ay1, sorted_boxes[j, XMIN], sorted_boxes[j, YMIN], sorted_boxes[j, XMAX],
                     sorted_boxes[j, YMAX]):
-            if k < cap:
+            if k < out.shape[0]:
                 out[k, 0] = si
                 out[k, 1] = order[j]
             k += 1
@@ -156,91 +170,112 @@ def _range_pairs(sorted_boxes, order, i, lo, hi, out, k):
 
 
 @njit
-def band_pairs(geom, start, order, sorted_boxes, r_lo, r_hi, out):
+def band_pairs(geom, start, order, sorted_boxes, sorted_cell, r_lo, r_hi, out):
     """Pairs of filed elements whose first element's cell is in rows ``r_lo .. r_hi - 1``.
 
     Each element is tested against the later elements of its own cell and all
     elements of the cells right of it, above-left, above and above-right: every
-    overlapping pair once. Writes the first ``len(out)`` pairs of slots to
-    ``out`` and returns ``(pairs found, box tests)``; when the first number
-    exceeds ``len(out)``, run again with a larger ``out``.
+    overlapping pair once. The loop runs over the band's elements, not its
+    cells, so empty cells cost nothing here. Writes the first ``len(out)``
+    pairs of slots to ``out`` and returns ``(pairs found, box tests)``; when
+    the first number exceeds ``len(out)``, run again with a larger ``out``.
     """
     ox, oy, inv, cols, rows = geom
     k = 0
     tests = 0
-    for r in range(r_lo, r_hi):
-        for c in range(cols):
-            cell = r * cols + c
-            a0, a1 = start[cell], start[cell + 1]
-            if a0 == a1:
-                continue
-            right_hi = start[cell + 2] if c + 1 < cols else a1
-            if r + 1 < rows:
-                up = cell + cols
-                up_lo = start[up - 1] if c > 0 else start[up]
-                up_hi = start[up + 2] if c + 1 < cols else start[up + 1]
-            else:
-                up_lo = up_hi = 0
-            for i in range(a0, a1):
-                k = _range_pairs(sorted_boxes, order, i, i + 1, right_hi, out, k)  # own cell, then the right one
-                k = _range_pairs(sorted_boxes, order, i, up_lo, up_hi, out, k)
-                tests += right_hi - i - 1 + up_hi - up_lo
+    for i in range(start[r_lo * cols], start[r_hi * cols]):
+        cell = sorted_cell[i]
+        r = cell // cols
+        c = cell - r * cols
+        right_hi = start[cell + 2] if c + 1 < cols else start[cell + 1]
+        if r + 1 < rows:
+            up = cell + cols
+            up_lo = start[up - 1] if c > 0 else start[up]
+            up_hi = start[up + 2] if c + 1 < cols else start[up + 1]
+        else:
+            up_lo = up_hi = 0
+        k = _range_pairs(sorted_boxes, order, i, i + 1, right_hi, out, k)  # own cell, then the right one
+        k = _range_pairs(sorted_boxes, order, i, up_lo, up_hi, out, k)
+        tests += right_hi - i - 1 + up_hi - up_lo
     return k, tests
 
 
 @njit(parallel=True)
-def _bands_parallel(geom, start, order, sorted_boxes, n_bands, cap, out, found, tests):
+def _bands_parallel(geom, start, order, sorted_boxes, sorted_cell, n_bands, cap, out, found, tests):
     rows = geom[4]
     for b in prange(n_bands):
         lo, hi = rows * b // n_bands, rows * (b + 1) // n_bands
-        found[b], tests[b] = band_pairs(geom, start, order, sorted_boxes, lo, hi, out[b * cap:(b + 1) * cap])
+        found[b], tests[b] = band_pairs(geom, start, order, sorted_boxes, sorted_cell, lo, hi,
+                                        out[b * cap:(b + 1) * cap])
 
 
 @njit
-def _bands_serial(geom, start, order, sorted_boxes, n_bands, cap, out, found, tests):
+def _bands_serial(geom, start, order, sorted_boxes, sorted_cell, n_bands, cap, out, found, tests):
     rows = geom[4]
     for b in range(n_bands):
         lo, hi = rows * b // n_bands, rows * (b + 1) // n_bands
-        found[b], tests[b] = band_pairs(geom, start, order, sorted_boxes, lo, hi, out[b * cap:(b + 1) * cap])
+        found[b], tests[b] = band_pairs(geom, start, order, sorted_boxes, sorted_cell, lo, hi,
+                                        out[b * cap:(b + 1) * cap])
 
 
 @njit
-def _join_bands(geom, start, order, sorted_boxes, n_bands, cap, out, found):
-    """Move each band's pairs down to follow the previous band's; re-run bands that ran out of room."""
-    rows = geom[4]
-    total = 0
-    for b in range(n_bands):
-        total += found[b]
-    joined = np.empty((total, 2), dtype=out.dtype)
-    k = 0
-    for b in range(n_bands):
-        m = found[b]
-        if m <= cap:
-            for t in range(m):
-                joined[k + t, 0] = out[b * cap + t, 0]
-                joined[k + t, 1] = out[b * cap + t, 1]
-        else:  # rare: the band found more pairs than its share of the buffer
-            lo, hi = rows * b // n_bands, rows * (b + 1) // n_bands
-            band_pairs(geom, start, order, sorted_boxes, lo, hi, joined[k:k + m])
-        k += m
+def _band_offsets(found):
+    offsets = np.zeros(found.shape[0] + 1, dtype=np.int64)
+    for b in range(found.shape[0]):
+        offsets[b + 1] = offsets[b] + found[b]
+    return offsets
+
+
+@njit(inline="always")
+def _join_band(geom, start, order, sorted_boxes, sorted_cell, n_bands, cap, out, found, offsets, joined, b):
+    """Band ``b``'s pairs into ``joined`` at its offset: copied if they fitted its room, else searched again there."""
+    m = found[b]
+    k = offsets[b]
+    if m <= cap:
+        for t in range(m):
+            joined[k + t, 0] = out[b * cap + t, 0]
+            joined[k + t, 1] = out[b * cap + t, 1]
+    else:  # the band found more pairs than its room: search it again, straight into place
+        rows = geom[4]
+        lo, hi = rows * b // n_bands, rows * (b + 1) // n_bands
+        band_pairs(geom, start, order, sorted_boxes, sorted_cell, lo, hi, joined[k:k + m])
+
+
+@njit(parallel=True)
+def _join_parallel(geom, start, order, sorted_boxes, sorted_cell, n_bands, cap, out, found):
+    offsets = _band_offsets(found)
+    joined = np.empty((offsets[n_bands], 2), dtype=out.dtype)
+    for b in prange(n_bands):
+        _join_band(geom, start, order, sorted_boxes, sorted_cell, n_bands, cap, out, found, offsets, joined, b)
     return joined
 
 
-def pairs_in_bands(geom, start, order, sorted_boxes, n_bands: int, cap: int, parallel: bool = True):
+@njit
+def _join_serial(geom, start, order, sorted_boxes, sorted_cell, n_bands, cap, out, found):
+    offsets = _band_offsets(found)
+    joined = np.empty((offsets[n_bands], 2), dtype=out.dtype)
+    for b in range(n_bands):
+        _join_band(geom, start, order, sorted_boxes, sorted_cell, n_bands, cap, out, found, offsets, joined, b)
+    return joined
+
+
+def pairs_in_bands(geom, start, order, sorted_boxes, sorted_cell, n_bands: int, cap: int, parallel: bool = True):
     """All pairs among the filed elements: ``(pairs, tests)``, ``pairs`` a ``(k, 2)`` int32 array of slots.
 
     The rows are cut into ``n_bands`` bands, searched in parallel when
-    ``parallel`` (else one after the other) into ``cap`` rows of output each.
-    Bands are joined in order, so the result does not depend on the threads.
+    ``parallel`` (else one after the other) into ``cap`` rows of output each;
+    then each band's pairs move to their place in the answer (a band that ran
+    out of room is searched again, straight into its place). Bands are joined
+    in order, so the result does not depend on the threads.
     """
     out = np.empty((n_bands * cap, 2), dtype=np.int32)
     found = np.zeros(n_bands, dtype=np.int64)
     tests = np.zeros(n_bands, dtype=np.int64)
-    search = _bands_parallel if parallel else _bands_serial
-    search(geom, start, order, sorted_boxes, n_bands, cap, out, found, tests)
+    search, join = (_bands_parallel, _join_parallel) if parallel else (_bands_serial, _join_serial)
+    search(geom, start, order, sorted_boxes, sorted_cell, n_bands, cap, out, found, tests)
     if n_bands == 1 and found[0] <= cap:  # one band that fitted: its part is the answer
         return out[:found[0]], int(tests[0])
-    return _join_bands(geom, start, order, sorted_boxes, n_bands, cap, out, found), int(tests.sum())
+    return join(geom, start, order, sorted_boxes, sorted_cell, n_bands, cap, out, found), int(tests.sum())
 
 
 # --------------------------------------------------------------------------
@@ -344,7 +379,7 @@ class CountingSortGrid(FixedGrid):
     ----------
     rows, cols, geom
         As :class:`~lessons_lib.structures.uniform_grid.UniformGrid`.
-    start, order, sorted_boxes, cell_key, giants : numpy.ndarray
+    start, order, sorted_boxes, sorted_cell, cell_key, giants : numpy.ndarray
         The packed cells after the last rebuild (see the module notes).
     rebuilds : int
         Counting sorts done so far (one per query/pairs after a change).
@@ -365,8 +400,8 @@ class CountingSortGrid(FixedGrid):
     grid. Insert, remove and update: O(1) (they mark the grid stale). The
     first query or ``pairs()`` after a change rebuilds in O(n + cells); a
     query then costs O(cells in the box grown by one cell + elements there);
-    ``pairs()`` O(cells + n x neighbours) plus O(giants x their cells) and a
-    sweep over the giants. Memory: 4 bytes per cell plus 44 bytes per slot,
+    ``pairs()`` O(n x neighbours) plus O(giants x their cells) and a
+    sweep over the giants. Memory: 4 bytes per cell plus 48 bytes per slot,
     besides the shared element table. Sources: [Green2008], [Ericson2005],
     [SO-quadtree].
 
@@ -390,6 +425,7 @@ class CountingSortGrid(FixedGrid):
         self.start = np.zeros(self.rows * self.cols + 1, dtype=np.int32)
         self.order = np.zeros(0, dtype=np.int32)
         self.sorted_boxes = np.zeros((0, 4), dtype=np.float64)
+        self.sorted_cell = np.zeros(0, dtype=np.int32)
         self.cell_key = np.zeros(0, dtype=np.int32)
         self.giants = np.zeros(0, dtype=np.int64)
         self.rebuilds = 0
@@ -416,9 +452,10 @@ class CountingSortGrid(FixedGrid):
         if len(self.order) != cap:  # the table grew (or was made): match it, once
             self.order = np.zeros(cap, dtype=np.int32)
             self.sorted_boxes = np.zeros((cap, 4), dtype=np.float64)
+            self.sorted_cell = np.zeros(cap, dtype=np.int32)
             self.cell_key = np.zeros(cap, dtype=np.int32)
         self.giants = sort_into_cells(self.geom, table.boxes, table.alive, table.high_water, self.start, self.order,
-                                      self.sorted_boxes, self.cell_key)
+                                      self.sorted_boxes, self.sorted_cell, self.cell_key)
         self.rebuilds += 1
         self._stale = False
 
@@ -458,10 +495,11 @@ class CountingSortGrid(FixedGrid):
         t = threads()
         parallel = self.parallel and t > 1 and threading.current_thread() is threading.main_thread()
         n_bands = min(self.rows, BANDS_PER_THREAD * t) if parallel else 1
-        # Room for twice the last count, or one pair per element: np.empty reserves it
-        # without touching it, so unused room costs no time.
-        cap = max(2 * self._last_pairs, len(self.elements)) // n_bands + 1024
-        filed, tests = pairs_in_bands(self.geom, self.start, self.order, self.sorted_boxes, n_bands, cap, parallel)
+        # Room for twice the last count, or four pairs per element: np.empty reserves it without
+        # touching it, so unused room costs no time (a band that runs out is searched again).
+        cap = max(2 * self._last_pairs, 4 * len(self.elements)) // n_bands + 1024
+        filed, tests = pairs_in_bands(self.geom, self.start, self.order, self.sorted_boxes, self.sorted_cell, n_bands,
+                                      cap, parallel)
         self._last_pairs = len(filed)
         if len(self.giants):
             extra, more = giant_pairs(self.geom, self.elements.boxes, self.giants, self.start, self.order,
@@ -472,7 +510,8 @@ class CountingSortGrid(FixedGrid):
         return filed
 
     def _nbytes(self):
-        return (self.start.nbytes + self.order.nbytes + self.sorted_boxes.nbytes + self.cell_key.nbytes
+        return (self.start.nbytes + self.order.nbytes + self.sorted_boxes.nbytes + self.sorted_cell.nbytes
+                + self.cell_key.nbytes
                 + self.giants.nbytes)
 
     def occupancy(self) -> np.ndarray:
