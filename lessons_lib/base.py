@@ -161,8 +161,7 @@ class BroadPhase(abc.ABC):
         if params.get("world") is None:
             params["world"] = world_for(b)
         bp = cls(**params)
-        ids = np.arange(len(b), dtype=np.int64)
-        slots = bp.elements.add_many(ids, b)
+        slots = bp.elements.add_many(None, b)  # ids 0 .. n-1, equal to the slots of a new table
         bp._build(slots)
         return bp
 

@@ -218,15 +218,18 @@ class ElementTable:
         self._count += 1
         return slot
 
-    def add_many(self, ids: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    def add_many(self, ids: np.ndarray | None, boxes: np.ndarray) -> np.ndarray:
         """Store many new elements at once; return their slots.
 
-        ``ValueError`` if an id repeats or is already present (nothing is stored then).
+        ``ids=None``: the ids ``high_water .. high_water + n - 1`` (``0 .. n-1``
+        in a new table, where they are also the slots), with no id array to
+        make or check. ``ValueError`` if an id
+        repeats or is already present (nothing is stored then).
         """
-        ids = np.asarray(ids, dtype=np.int64)
-        k = len(ids)
+        k = len(boxes) if ids is None else len(ids)
         fresh = np.arange(self._used, self._used + k, dtype=np.int64)
-        identity = self._map is None and np.array_equal(ids, fresh)
+        ids = fresh if ids is None else np.asarray(ids, dtype=np.int64)
+        identity = self._map is None and (ids is fresh or np.array_equal(ids, fresh))
         if not identity:
             vals, counts = np.unique(ids, return_counts=True)
             if (counts > 1).any():
