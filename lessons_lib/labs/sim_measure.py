@@ -1,4 +1,4 @@
-"""Lesson 12's stored measurements: the simulation at 1,000 to 500,000 agents.
+"""Lesson 12's stored measurements: the simulation at 1,000 to 2,000,000 agents.
 
 Large crowds and long runs take minutes, too long for a lesson, so they are run once
 and stored (see ``data/README.md``)::
@@ -40,7 +40,7 @@ __all__ = ["SIZES", "LONG_FRAMES", "SETTLE_FRAMES", "PROBE_FRAMES", "WARMUP", "R
            "rebuild_vs_update", "frame_runs", "measure", "store_results", "store_frames", "reference_pairs"]
 
 #: Sizes of the scaling probe.
-SIZES = (1_000, 5_000, 20_000, 100_000, 500_000)
+SIZES = (1_000, 5_000, 20_000, 100_000, 500_000, 1_000_000, 2_000_000)
 #: Frames of the long runs of the fastest structure, by agent count (300 at 500,000 to keep the run near a minute).
 LONG_FRAMES = {20_000: 1000, 100_000: 1000, 500_000: 300}
 #: Memory is read after this many frames (pools have grown to the crowd's needs by then).
