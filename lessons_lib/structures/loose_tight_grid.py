@@ -106,7 +106,7 @@ from ..core.jit import njit
 from ..core.params import check_int
 from .grid_cells import (USED, XMAX, XMIN, YMAX, YMIN, cell_counts, cell_of_centre, cell_span, cells_from_origin,
                          grown_pool, new_lists, pool_full, pool_push, pool_unlink)
-from .loose_bounds import EMPTY_RECT, f32_down, f32_up, grow_rect, set_empty
+from .loose_bounds import EMPTY_RECT, f32_down, f32_up, grow_rect, set_empty, widen_rect
 from .slot_lists import grown_slots, scan_slot_list, unlink_slot
 from .uniform_grid import DEFAULT_MAX_CELLS, FixedGrid, suggest_cell_size
 
@@ -121,13 +121,6 @@ LOOSE_CELL_FACTOR = 4.0
 # ==========================================================================
 # One loose cell: its rectangle and its registration in the tight grid
 # ==========================================================================
-@njit(inline="always")
-def covers(lrect, c, boxes, s):
-    """Does loose cell ``c``'s rectangle already cover ``boxes[s]``?"""
-    return (lrect[c, XMIN] <= boxes[s, XMIN] and lrect[c, YMIN] <= boxes[s, YMIN]
-            and boxes[s, XMAX] <= lrect[c, XMAX] and boxes[s, YMAX] <= lrect[c, YMAX])
-
-
 @njit
 def refit(loose, boxes, c):
     """Recompute loose cell ``c``'s rectangle from its elements (empty: inverted)."""
@@ -139,34 +132,64 @@ def refit(loose, boxes, c):
         s = enext[s]
 
 
-@njit
-def register_cell(loose, tight, tgeom, c):
-    """Make loose cell ``c``'s registration match its rectangle's tight range; returns ``(tnxt, tcell)``.
+@njit(inline="always")
+def tight_range(lrect, tgeom, c):
+    """The tight cells ``(tc0, tr0, tc1, tr1)`` loose cell ``c``'s rectangle covers; ``-1`` four times when empty."""
+    if lrect[c, XMIN] <= lrect[c, XMAX]:
+        return cell_span(tgeom, lrect[c, XMIN], lrect[c, YMIN], lrect[c, XMAX], lrect[c, YMAX])
+    return -1, -1, -1, -1
 
-    Unlinks it from the tight cells it leaves, pushes it on those it joins
-    (an empty cell is registered nowhere). The tight pool doubles when it
-    runs out of nodes, so the arrays returned may be new ones.
+
+@njit(inline="always")
+def same_range(lreg, c, a0, a1, a2, a3):
+    """Is loose cell ``c`` registered in exactly the tight range ``(a0, a1, a2, a3)``?"""
+    return (a0 == lreg[c, 0]) & (a1 == lreg[c, 1]) & (a2 == lreg[c, 2]) & (a3 == lreg[c, 3])
+
+
+@njit
+def relist_cell(lreg, tight, tgeom, c, a0, a1, a2, a3):
+    """Register loose cell ``c`` in the tight range ``(a0, a1, a2, a3)`` instead of ``lreg[c]``; returns ``(tnxt, tcell)``.
+
+    A range that only grew (a rectangle growing) is pushed on the new tight
+    cells alone; otherwise the cell is unlinked from the tight cells it
+    leaves and pushed on those it joins (``a0 == -1``: registered nowhere).
+    The tight pool doubles when it runs out of nodes, so the arrays returned
+    may be new ones.
     """
-    lhead, lcount, lrect, lreg, enext = loose
     thead, tnxt, tcell, tstate = tight
     tcols = tgeom[3]
-    a0, a1, a2, a3 = -1, -1, -1, -1
-    if lrect[c, XMIN] <= lrect[c, XMAX]:
-        a0, a1, a2, a3 = cell_span(tgeom, lrect[c, XMIN], lrect[c, YMIN], lrect[c, XMAX], lrect[c, YMAX])
-    if a0 == lreg[c, 0] and a1 == lreg[c, 1] and a2 == lreg[c, 2] and a3 == lreg[c, 3]:
-        return tnxt, tcell
-    if lreg[c, 0] != -1:
-        for tr in range(lreg[c, 1], lreg[c, 3] + 1):
-            for tc in range(lreg[c, 0], lreg[c, 2] + 1):
-                pool_unlink(thead, tnxt, tcell, tstate, tr * tcols + tc, c)
+    b0, b1, b2, b3 = lreg[c, 0], lreg[c, 1], lreg[c, 2], lreg[c, 3]
+    grew = b0 != -1 and a0 != -1 and a0 <= b0 and a1 <= b1 and b2 <= a2 and b3 <= a3
+    if not grew:
+        if b0 != -1:
+            for tr in range(b1, b3 + 1):
+                for tc in range(b0, b2 + 1):
+                    pool_unlink(thead, tnxt, tcell, tstate, tr * tcols + tc, c)
+        b0, b1, b2, b3 = 0, 0, -1, -1  # nothing kept: every cell of the new range is pushed
     lreg[c, 0], lreg[c, 1], lreg[c, 2], lreg[c, 3] = a0, a1, a2, a3
     if a0 != -1:
         for tr in range(a1, a3 + 1):
             for tc in range(a0, a2 + 1):
+                if b1 <= tr <= b3 and b0 <= tc <= b2:
+                    continue  # already listed there
                 if pool_full(tnxt, tstate):
                     tnxt, tcell = grown_pool(tnxt, tcell, tstate[USED] + 1)
                 pool_push(thead, tnxt, tcell, tstate, tr * tcols + tc, c)
     return tnxt, tcell
+
+
+@njit
+def register_cell(lrect, lreg, tight, tgeom, c):
+    """Make loose cell ``c``'s registration match its rectangle's tight range; returns ``(tnxt, tcell)``.
+
+    The hot loops inline the same two steps (:func:`tight_range`, then
+    :func:`relist_cell` only when :func:`same_range` says it changed), so
+    that the common case costs no call.
+    """
+    a0, a1, a2, a3 = tight_range(lrect, tgeom, c)
+    if same_range(lreg, c, a0, a1, a2, a3):
+        return tight[1], tight[2]
+    return relist_cell(lreg, tight, tgeom, c, a0, a1, a2, a3)
 
 
 @njit(inline="always")
@@ -184,13 +207,14 @@ def push_slot(loose, c, s):
 @njit
 def insert_slots(loose, tight, geom, tgeom, boxes, slots):
     """Insert: each slot into the loose cell of its centre, whose rectangle grows; returns ``(tnxt, tcell)``."""
+    lhead, lcount, lrect, lreg, enext = loose
     thead, tnxt, tcell, tstate = tight
     for k in range(slots.shape[0]):
         s = slots[k]
         c = cell_of_centre(geom, boxes, s)
         push_slot(loose, c, s)
-        grow_rect(loose[2], c, boxes, s)
-        tnxt, tcell = register_cell(loose, (thead, tnxt, tcell, tstate), tgeom, c)
+        grow_rect(lrect, c, boxes, s)
+        tnxt, tcell = register_cell(lrect, lreg, (thead, tnxt, tcell, tstate), tgeom, c)
     return tnxt, tcell
 
 
@@ -208,7 +232,7 @@ def remove_slots(loose, tight, geom, tgeom, boxes, slots, old):
         lcount[c] -= hit
         found += hit
         refit(loose, boxes, c)
-        register_cell(loose, tight, tgeom, c)
+        register_cell(lrect, lreg, tight, tgeom, c)
     return found
 
 
@@ -216,63 +240,49 @@ def remove_slots(loose, tight, geom, tgeom, boxes, slots, old):
 def move_slots(loose, tight, geom, tgeom, boxes, slots, old):
     """Move ``slots[k]`` from the box ``old[k]`` to ``boxes[slots[k]]`` (written); returns ``(tnxt, tcell, changed)``.
 
-    Same loose cell: grow its rectangle (stale growth waits for cleanup).
-    Another loose cell: unlink, refit the old cell, push on the new one.
-    ``changed``: the elements that changed loose cell.
+    One pass doing the least per element (the interface validated the
+    boxes, nothing is checked again):
+
+    * another loose cell (a few per cent per frame): unlink from the old
+      cell, push on the new one. The old cell's rectangle is left as it is
+      (it still covers the elements left: stale, like any growth) unless
+      the cell is now empty: then it is inverted and leaves the tight grid;
+    * then, in every case, grow the rectangle of the element's cell
+      (without branches, :func:`~lessons_lib.structures.loose_bounds.widen_rect`)
+      and compare its tight range with the registration: only a range that
+      grew calls :func:`relist_cell`, which pushes the cell on the new tight
+      cells alone.
+
+    Stale rectangles are made exact again by the next cleanup
+    (:func:`settle_cells`). ``changed``: the elements that changed loose cell.
     """
     lhead, lcount, lrect, lreg, enext = loose
     thead, tnxt, tcell, tstate = tight
     changed = 0
     for k in range(slots.shape[0]):
         s = slots[k]
-        c_new = cell_of_centre(geom, boxes, s)
+        c = cell_of_centre(geom, boxes, s)
         c_old = cell_of_centre(geom, old, k)
-        if c_old == c_new and covers(lrect, c_new, boxes, s):
-            continue  # the common case of a small step: nothing to do
-        if c_old != c_new:
+        if c_old != c:
             changed += 1
             lcount[c_old] -= unlink_slot(lhead, c_old, enext, s)
-            refit(loose, boxes, c_old)
-            tnxt, tcell = register_cell(loose, (thead, tnxt, tcell, tstate), tgeom, c_old)
-            push_slot(loose, c_new, s)
-        grow_rect(lrect, c_new, boxes, s)
-        tnxt, tcell = register_cell(loose, (thead, tnxt, tcell, tstate), tgeom, c_new)
+            if lhead[c_old] == -1:  # emptied: inverted rectangle, registered nowhere
+                set_empty(lrect, c_old)
+                tnxt, tcell = relist_cell(lreg, (thead, tnxt, tcell, tstate), tgeom, c_old, -1, -1, -1, -1)
+            push_slot(loose, c, s)
+        widen_rect(lrect, c, boxes, s)
+        a0, a1, a2, a3 = tight_range(lrect, tgeom, c)
+        if not same_range(lreg, c, a0, a1, a2, a3):
+            tnxt, tcell = relist_cell(lreg, (thead, tnxt, tcell, tstate), tgeom, c, a0, a1, a2, a3)
     return tnxt, tcell, changed
 
 
 @njit
 def build_cells(loose, geom, boxes, slots):
-    """Bulk load, first half: the lists (in slot order) and exact rectangles (registration follows)."""
+    """Bulk load, first half: the lists, in slot order (:func:`settle_cells` does the rest)."""
     for k in range(slots.shape[0] - 1, -1, -1):
         s = slots[k]
-        c = cell_of_centre(geom, boxes, s)
-        push_slot(loose, c, s)
-        grow_rect(loose[2], c, boxes, s)
-
-
-@njit
-def register_all(loose, tight, tgeom):
-    """Cleanup (and bulk load), second half: re-register every loose cell; returns ``(tnxt, tcell)``."""
-    thead, tnxt, tcell, tstate = tight
-    for c in range(loose[0].shape[0]):
-        tnxt, tcell = register_cell(loose, (thead, tnxt, tcell, tstate), tgeom, c)
-    return tnxt, tcell
-
-
-@njit
-def refit_all(loose, alive, n_used, boxes, geom):
-    """Cleanup, first half: every loose cell's rectangle recomputed from its elements.
-
-    Walks the element table in slot order (contiguous reads) rather than
-    the cell lists (scattered reads): each live slot grows the rectangle of
-    its centre's cell.
-    """
-    lrect = loose[2]
-    for c in range(lrect.shape[0]):
-        set_empty(lrect, c)
-    for s in range(n_used):
-        if alive[s]:
-            grow_rect(lrect, cell_of_centre(geom, boxes, s), boxes, s)
+        push_slot(loose, cell_of_centre(geom, boxes, s), s)
 
 
 @njit
@@ -317,6 +327,44 @@ def is_near(b0, b1, b2, b3, c, cols, ox, oy, size):
         & (b2 < ox + (col + 1.5) * size) & (b3 < oy + (row + 1.5) * size)
 
 
+@njit(inline="always")
+def _lay_out_cell(lhead, enext, boxes, geom, size, layout, c, m, g):
+    """Copy loose cell ``c``'s elements into the pairs layout (near ones at ``m``, giants down from the end).
+
+    Returns ``(m, g, all, near)``: the advanced cursors and the float64
+    unions of all the cell's boxes and of its near boxes (inverted when none).
+    """
+    start, px0, py0, px1, py1, ps, srect = layout
+    ox, oy, inv, cols, rows = geom
+    top = px0.shape[0] - 1
+    r0, r1, r2, r3 = np.inf, np.inf, -np.inf, -np.inf
+    u0, u1, u2, u3 = np.inf, np.inf, -np.inf, -np.inf
+    s = lhead[c]
+    while s != -1:
+        b0, b1, b2, b3 = boxes[s, XMIN], boxes[s, YMIN], boxes[s, XMAX], boxes[s, YMAX]
+        u0, u1, u2, u3 = min(u0, b0), min(u1, b1), max(u2, b2), max(u3, b3)
+        if is_near(b0, b1, b2, b3, c, cols, ox, oy, size):
+            w = m
+            m += 1
+            r0, r1, r2, r3 = min(r0, b0), min(r1, b1), max(r2, b2), max(r3, b3)
+        else:
+            w = top - g
+            g += 1
+        px0[w], py0[w], px1[w], py1[w] = b0, b1, b2, b3
+        ps[w] = s
+        s = enext[s]
+    return m, g, (u0, u1, u2, u3), (r0, r1, r2, r3)
+
+
+@njit(inline="always")
+def _set_rounded(rects, c, r):
+    """``rects[c]`` = the float64 rectangle ``r`` rounded outwards to float32 (inverted stays inverted)."""
+    if r[0] <= r[2]:
+        rects[c, 0], rects[c, 1], rects[c, 2], rects[c, 3] = f32_down(r[0]), f32_down(r[1]), f32_up(r[2]), f32_up(r[3])
+    else:
+        set_empty(rects, c)
+
+
 @njit
 def lay_out_cells(lhead, enext, boxes, geom, size, layout):
     """Copy the elements, cell after cell, into the pairs layout: near ones first, giants at the back.
@@ -329,33 +377,57 @@ def lay_out_cells(lhead, enext, boxes, geom, size, layout):
     table; the pair search then streams contiguous coordinate arrays
     (structure of arrays). Returns the number of giants.
     """
-    start, px0, py0, px1, py1, ps, srect = layout
-    ox, oy, inv, cols, rows = geom
+    start, srect = layout[0], layout[6]
     m = 0
     g = 0
-    top = px0.shape[0] - 1
     for c in range(lhead.shape[0]):
         start[c] = m
-        r0, r1, r2, r3 = np.inf, np.inf, -np.inf, -np.inf
-        s = lhead[c]
-        while s != -1:
-            b0, b1, b2, b3 = boxes[s, XMIN], boxes[s, YMIN], boxes[s, XMAX], boxes[s, YMAX]
-            if is_near(b0, b1, b2, b3, c, cols, ox, oy, size):
-                w = m
-                m += 1
-                r0, r1, r2, r3 = min(r0, b0), min(r1, b1), max(r2, b2), max(r3, b3)
-            else:
-                w = top - g
-                g += 1
-            px0[w], py0[w], px1[w], py1[w] = b0, b1, b2, b3
-            ps[w] = s
-            s = enext[s]
-        if m > start[c]:
-            srect[c, 0], srect[c, 1], srect[c, 2], srect[c, 3] = f32_down(r0), f32_down(r1), f32_up(r2), f32_up(r3)
-        else:
-            set_empty(srect, c)
+        m, g, _, near = _lay_out_cell(lhead, enext, boxes, geom, size, layout, c, m, g)
+        _set_rounded(srect, c, near)
     start[lhead.shape[0]] = m
     return g
+
+
+@njit
+def settle_cells(loose, tight, geom, tgeom, boxes, size, layout):
+    """Cleanup in one pass over the loose cells; returns ``(giants, tnxt, tcell)``.
+
+    The tight lists are emptied first (all their nodes back in the pool, as
+    at the start). Then each loose cell's list is read once to do three
+    things: lay its elements out for ``pairs`` (as :func:`lay_out_cells`),
+    make its rectangle exact again (the union of its boxes, rounded outwards
+    once per side, which drops any stale growth) and push the cell on every
+    tight cell of its rectangle's range. Rebuilding the tight lists costs
+    about what comparing every range would, and leaves them in cell order.
+    """
+    lhead, lcount, lrect, lreg, enext = loose
+    thead, tnxt, tcell, tstate = tight
+    start, srect = layout[0], layout[6]
+    tcols = tgeom[3]
+    thead[:] = -1
+    tstate[0], tstate[1] = 0, -1  # USED, FREE: every node free again
+    m = 0
+    g = 0
+    for c in range(lhead.shape[0]):
+        start[c] = m
+        m, g, whole, near = _lay_out_cell(lhead, enext, boxes, geom, size, layout, c, m, g)
+        _set_rounded(srect, c, near)
+        _set_rounded(lrect, c, whole)
+        a0, a1, a2, a3 = tight_range(lrect, tgeom, c)
+        lreg[c, 0], lreg[c, 1], lreg[c, 2], lreg[c, 3] = a0, a1, a2, a3
+        if a0 == -1:
+            continue
+        for tr in range(a1, a3 + 1):
+            for tc in range(a0, a2 + 1):
+                if tstate[0] == tnxt.shape[0]:
+                    tnxt, tcell = grown_pool(tnxt, tcell, tstate[0] + 1)
+                node = tstate[0]
+                tstate[0] = node + 1
+                tnxt[node] = thead[tr * tcols + tc]
+                tcell[node] = c
+                thead[tr * tcols + tc] = node
+    start[lhead.shape[0]] = m
+    return g, tnxt, tcell
 
 
 @njit(inline="always")
@@ -716,13 +788,12 @@ class LooseTightGrid(FixedGrid):
                                              np.array([slot], dtype=np.int64))
 
     def _build(self, slots):
-        """Bulk load: lists and exact rectangles in one pass, then every loose cell registered, then the layout."""
+        """Bulk load: the lists in one pass, then a cleanup (exact rectangles, registrations, layout)."""
         if len(slots) == 0:
             return
         self.enext = grown_slots(self.enext, self.elements.capacity)
         build_cells(self.loose, self.geom, self.elements.boxes, slots)
-        self.tnxt, self.tcell = register_all(self.loose, self.tight, self.tgeom)
-        self.lay_out()
+        self._cleanup()
 
     def _remove(self, slot, box):
         self._laid_out = False
@@ -753,11 +824,20 @@ class LooseTightGrid(FixedGrid):
         Kept between calls (counted in :meth:`memory_bytes`) and redone by
         the bulk load, ``cleanup`` and the first ``pairs`` after any change.
         """
+        self._fit_layout()
+        self._sort_giants(int(lay_out_cells(self.lhead, self.enext, self.elements.boxes, self.geom, self.cell_size,
+                                            self.layout)))
+
+    def _fit_layout(self):
+        """Size the layout arrays to the element table's capacity."""
         n = len(self.enext)
         if len(self.px0) != n:
             self.px0, self.py0, self.px1, self.py1 = (np.empty(n, dtype=np.float64) for _ in range(4))
             self.ps = np.empty(n, dtype=np.int32)
-        g = int(lay_out_cells(self.lhead, self.enext, self.elements.boxes, self.geom, self.cell_size, self.layout))
+
+    def _sort_giants(self, g):
+        """The last ``g`` layout rows are the giants: sort them along the axis where they spread most."""
+        n = len(self.px0)
         self.g0 = n - g
         self._sweep_y = False
         if g > 1:  # the giants' sweep wants them sorted along the axis where they are most spread out
@@ -799,9 +879,11 @@ class LooseTightGrid(FixedGrid):
         return out[:m]
 
     def _cleanup(self):
-        refit_all(self.loose, self.elements.alive, self.elements.high_water, self.elements.boxes, self.geom)
-        self.tnxt, self.tcell = register_all(self.loose, self.tight, self.tgeom)
-        self.lay_out()
+        """One kernel (:func:`settle_cells`): exact rectangles, registrations and the pairs layout."""
+        self._fit_layout()
+        g, self.tnxt, self.tcell = settle_cells(self.loose, self.tight, self.geom, self.tgeom, self.elements.boxes,
+                                                self.cell_size, self.layout)
+        self._sort_giants(int(g))
 
     def _clear(self):
         self.lhead.fill(-1)
