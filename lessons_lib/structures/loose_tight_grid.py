@@ -104,7 +104,7 @@ from ..base import register
 from ..core.boxes import overlaps, row_overlaps
 from ..core.jit import njit
 from ..core.params import check_int
-from .grid_cells import (USED, XMAX, XMIN, YMAX, YMIN, cell_counts, cell_of_centre, cell_span, cells_from_origin,
+from .grid_cells import (FREE, USED, XMAX, XMIN, YMAX, YMIN, cell_counts, cell_of_centre, cell_span, cells_from_origin,
                          grown_pool, new_lists, pool_full, pool_push, pool_unlink)
 from .loose_bounds import EMPTY_RECT, f32_down, f32_up, grow_rect, set_empty, widen_rect
 from .slot_lists import grown_slots, scan_slot_list, unlink_slot
@@ -236,28 +236,49 @@ def remove_slots(loose, tight, geom, tgeom, boxes, slots, old):
     return found
 
 
+@njit(inline="always")
+def covers(lrect, c, boxes, s):
+    """Does loose cell ``c``'s rectangle already cover ``boxes[s]``? (One branch-free test.)"""
+    return ((lrect[c, XMIN] <= boxes[s, XMIN]) & (lrect[c, YMIN] <= boxes[s, YMIN])
+            & (boxes[s, XMAX] <= lrect[c, XMAX]) & (boxes[s, YMAX] <= lrect[c, YMAX]))
+
+
+@njit
+def relist_cells(lrect, lreg, tight, tgeom, cells, k):
+    """Register each of ``cells[:k]`` (repeats allowed) where its rectangle reaches; returns ``(tnxt, tcell)``."""
+    thead, tnxt, tcell, tstate = tight
+    for i in range(k):
+        c = cells[i]
+        a0, a1, a2, a3 = tight_range(lrect, tgeom, c)
+        if not same_range(lreg, c, a0, a1, a2, a3):
+            tnxt, tcell = relist_cell(lreg, (thead, tnxt, tcell, tstate), tgeom, c, a0, a1, a2, a3)
+    return tnxt, tcell
+
+
 @njit
 def move_slots(loose, tight, geom, tgeom, boxes, slots, old):
     """Move ``slots[k]`` from the box ``old[k]`` to ``boxes[slots[k]]`` (written); returns ``(tnxt, tcell, changed)``.
 
-    One pass doing the least per element (the interface validated the
+    Two passes doing the least per element (the interface validated the
     boxes, nothing is checked again):
 
-    * another loose cell (a few per cent per frame): unlink from the old
-      cell, push on the new one. The old cell's rectangle is left as it is
-      (it still covers the elements left: stale, like any growth) unless
-      the cell is now empty: then it is inverted and leaves the tight grid;
-    * then, in every case, grow the rectangle of the element's cell
-      (without branches, :func:`~lessons_lib.structures.loose_bounds.widen_rect`)
-      and compare its tight range with the registration: only a range that
-      grew calls :func:`relist_cell`, which pushes the cell on the new tight
-      cells alone.
+    1. over the elements: one that changed loose cell (a few per cent per
+       frame) is unlinked from the old cell and pushed on the new one; the
+       old cell's rectangle is left as it is (it still covers the elements
+       left: stale, like any growth) unless the cell is now empty, then it
+       is inverted. Then, unless it already covers the box, the rectangle of
+       the element's cell grows (without branches,
+       :func:`~lessons_lib.structures.loose_bounds.widen_rect`); a cell whose
+       rectangle now reaches other tight cells, or an emptied cell, is noted;
+    2. over the noted cells only: :func:`relist_cell` (a range that only
+       grew is pushed on its new tight cells alone).
 
     Stale rectangles are made exact again by the next cleanup
     (:func:`settle_cells`). ``changed``: the elements that changed loose cell.
     """
     lhead, lcount, lrect, lreg, enext = loose
-    thead, tnxt, tcell, tstate = tight
+    noted = np.empty(2 * slots.shape[0], dtype=np.int32)  # cells to re-register (repeats allowed)
+    k_noted = 0
     changed = 0
     for k in range(slots.shape[0]):
         s = slots[k]
@@ -266,14 +287,17 @@ def move_slots(loose, tight, geom, tgeom, boxes, slots, old):
         if c_old != c:
             changed += 1
             lcount[c_old] -= unlink_slot(lhead, c_old, enext, s)
-            if lhead[c_old] == -1:  # emptied: inverted rectangle, registered nowhere
+            if lhead[c_old] == -1:  # emptied: inverted rectangle, to leave the tight grid
                 set_empty(lrect, c_old)
-                tnxt, tcell = relist_cell(lreg, (thead, tnxt, tcell, tstate), tgeom, c_old, -1, -1, -1, -1)
+                noted[k_noted] = c_old
+                k_noted += 1
             push_slot(loose, c, s)
         widen_rect(lrect, c, boxes, s)
         a0, a1, a2, a3 = tight_range(lrect, tgeom, c)
         if not same_range(lreg, c, a0, a1, a2, a3):
-            tnxt, tcell = relist_cell(lreg, (thead, tnxt, tcell, tstate), tgeom, c, a0, a1, a2, a3)
+            noted[k_noted] = c
+            k_noted += 1
+    tnxt, tcell = relist_cells(lrect, lreg, tight, tgeom, noted, k_noted)
     return tnxt, tcell, changed
 
 
@@ -328,13 +352,12 @@ def is_near(b0, b1, b2, b3, c, cols, ox, oy, size):
 
 
 @njit(inline="always")
-def _lay_out_cell(lhead, enext, boxes, geom, size, layout, c, m, g):
+def _lay_out_cell(lhead, enext, boxes, geom, size, px0, py0, px1, py1, ps, c, m, g):
     """Copy loose cell ``c``'s elements into the pairs layout (near ones at ``m``, giants down from the end).
 
     Returns ``(m, g, all, near)``: the advanced cursors and the float64
     unions of all the cell's boxes and of its near boxes (inverted when none).
     """
-    start, px0, py0, px1, py1, ps, srect = layout
     ox, oy, inv, cols, rows = geom
     top = px0.shape[0] - 1
     r0, r1, r2, r3 = np.inf, np.inf, -np.inf, -np.inf
@@ -377,12 +400,12 @@ def lay_out_cells(lhead, enext, boxes, geom, size, layout):
     table; the pair search then streams contiguous coordinate arrays
     (structure of arrays). Returns the number of giants.
     """
-    start, srect = layout[0], layout[6]
+    start, px0, py0, px1, py1, ps, srect = layout
     m = 0
     g = 0
     for c in range(lhead.shape[0]):
         start[c] = m
-        m, g, _, near = _lay_out_cell(lhead, enext, boxes, geom, size, layout, c, m, g)
+        m, g, _, near = _lay_out_cell(lhead, enext, boxes, geom, size, px0, py0, px1, py1, ps, c, m, g)
         _set_rounded(srect, c, near)
     start[lhead.shape[0]] = m
     return g
@@ -390,55 +413,63 @@ def lay_out_cells(lhead, enext, boxes, geom, size, layout):
 
 @njit
 def settle_cells(loose, tight, geom, tgeom, boxes, size, layout):
-    """Cleanup in one pass over the loose cells; returns ``(giants, tnxt, tcell)``.
+    """Cleanup: every loose cell made exact, the tight lists rebuilt, the pairs layout redone; returns ``(giants, tnxt, tcell)``.
 
-    The tight lists are emptied first (all their nodes back in the pool, as
-    at the start). Then each loose cell's list is read once to do three
-    things: lay its elements out for ``pairs`` (as :func:`lay_out_cells`),
-    make its rectangle exact again (the union of its boxes, rounded outwards
-    once per side, which drops any stale growth) and push the cell on every
-    tight cell of its rectangle's range. Rebuilding the tight lists costs
-    about what comparing every range would, and leaves them in cell order.
+    Two passes over the loose cells:
+
+    1. each cell's list is read once to lay its elements out for ``pairs``
+       (as :func:`lay_out_cells`) and to make its rectangle exact again (the
+       union of its boxes, rounded outwards once per side, which drops any
+       stale growth); its new tight range goes to ``lreg`` and the nodes it
+       needs are counted;
+    2. the tight lists are emptied (every node back in the pool, grown once
+       if needed) and each cell is pushed on the tight cells of its range.
+
+    Rebuilding the tight lists costs about what comparing every range
+    would, and leaves each list in cell order.
     """
     lhead, lcount, lrect, lreg, enext = loose
     thead, tnxt, tcell, tstate = tight
-    start, srect = layout[0], layout[6]
+    start, px0, py0, px1, py1, ps, srect = layout
     tcols = tgeom[3]
-    thead[:] = -1
-    tstate[0], tstate[1] = 0, -1  # USED, FREE: every node free again
     m = 0
     g = 0
+    nodes = 0
     for c in range(lhead.shape[0]):
         start[c] = m
-        m, g, whole, near = _lay_out_cell(lhead, enext, boxes, geom, size, layout, c, m, g)
+        m, g, whole, near = _lay_out_cell(lhead, enext, boxes, geom, size, px0, py0, px1, py1, ps, c, m, g)
         _set_rounded(srect, c, near)
         _set_rounded(lrect, c, whole)
         a0, a1, a2, a3 = tight_range(lrect, tgeom, c)
         lreg[c, 0], lreg[c, 1], lreg[c, 2], lreg[c, 3] = a0, a1, a2, a3
-        if a0 == -1:
-            continue
-        for tr in range(a1, a3 + 1):
-            for tc in range(a0, a2 + 1):
-                if tstate[0] == tnxt.shape[0]:
-                    tnxt, tcell = grown_pool(tnxt, tcell, tstate[0] + 1)
-                node = tstate[0]
-                tstate[0] = node + 1
+        if a0 != -1:
+            nodes += (a2 - a0 + 1) * (a3 - a1 + 1)
+    start[lhead.shape[0]] = m
+    if nodes > tnxt.shape[0]:
+        tnxt, tcell = grown_pool(tnxt, tcell, nodes)
+    thead[:] = -1
+    node = 0
+    for c in range(lhead.shape[0]):
+        if lreg[c, 0] == -1:
+            continue  # empty: registered nowhere
+        for tr in range(lreg[c, 1], lreg[c, 3] + 1):
+            for tc in range(lreg[c, 0], lreg[c, 2] + 1):
                 tnxt[node] = thead[tr * tcols + tc]
                 tcell[node] = c
                 thead[tr * tcols + tc] = node
-    start[lhead.shape[0]] = m
+                node += 1
+    tstate[USED], tstate[FREE] = node, -1  # nodes 0 .. node - 1 in use, the rest never handed out
     return g, tnxt, tcell
 
 
 @njit(inline="always")
-def _one_vs_run(layout, si, x0, y0, x1, y1, b0, b1, out, m):
+def _one_vs_run(si, x0, y0, x1, y1, b0, b1, px0, py0, px1, py1, ps, out, m):
     """Test the box ``x0 .. y1`` of slot ``si`` against the run ``b0 .. b1 - 1``; returns the new ``m``.
 
     Branch-free when ``out`` has room for the whole run (every candidate is
     written, the cursor advances on a hit, as in the compiled brute force);
     otherwise it only counts past the end.
     """
-    px0, py0, px1, py1, ps = layout[1], layout[2], layout[3], layout[4], layout[5]
     if m + (b1 - b0) <= out.shape[0]:
         for j in range(b0, b1):
             out[m, 0] = si
@@ -455,14 +486,13 @@ def _one_vs_run(layout, si, x0, y0, x1, y1, b0, b1, out, m):
 
 
 @njit(inline="always")
-def _reaching(layout, r0, r1, x0, y0, x1, y1, idx):
+def _reaching(r0, r1, x0, y0, x1, y1, px0, py0, px1, py1, idx):
     """Write to ``idx`` the positions in ``r0 .. r1 - 1`` whose boxes meet ``[x0, y0, x1, y1]``; returns how many.
 
     Branch-free (every position is written, the count advances on a hit):
     whether an element reaches a neighbouring cell is a coin flip a branch
     would mispredict.
     """
-    px0, py0, px1, py1 = layout[1], layout[2], layout[3], layout[4]
     k = 0
     for i in range(r0, r1):
         idx[k] = i
@@ -471,7 +501,7 @@ def _reaching(layout, r0, r1, x0, y0, x1, y1, idx):
 
 
 @njit(inline="always")
-def _cross_runs(layout, a0, a1, b0, b1, ra, rb, scratch, out, m):
+def _cross_runs(a0, a1, b0, b1, ra, rb, px0, py0, px1, py1, ps, ia, ib, out, m):
     """Pairs between the near elements ``a0 .. a1 - 1`` (rectangle ``ra``) and ``b0 .. b1 - 1`` (rectangle ``rb``).
 
     Only the elements of each side that reach the other side's rectangle
@@ -479,14 +509,12 @@ def _cross_runs(layout, a0, a1, b0, b1, ra, rb, scratch, out, m):
     across a cell border only a few elements on each side come close.
     Returns ``(m, tests)``.
     """
-    px0, py0, px1, py1, ps = layout[1], layout[2], layout[3], layout[4], layout[5]
-    ia, ib = scratch
     if b0 == b1 or not overlaps(ra[0], ra[1], ra[2], ra[3], rb[0], rb[1], rb[2], rb[3]):
         return m, 0
-    ka = _reaching(layout, a0, a1, rb[0], rb[1], rb[2], rb[3], ia)
+    ka = _reaching(a0, a1, rb[0], rb[1], rb[2], rb[3], px0, py0, px1, py1, ia)
     if ka == 0:
         return m, 0
-    kb = _reaching(layout, b0, b1, ra[0], ra[1], ra[2], ra[3], ib)
+    kb = _reaching(b0, b1, ra[0], ra[1], ra[2], ra[3], px0, py0, px1, py1, ib)
     if kb == 0:
         return m, 0
     full = m + ka * kb > out.shape[0]
@@ -588,6 +616,7 @@ def pairs_core(layout, g0, geom, sweep, scratch, out, marks):
     start, px0, py0, px1, py1, ps, srect = layout
     ox, oy, inv, cols, rows = geom
     sa0, sa1, sb0, sb1 = sweep
+    ia, ib = scratch
     m = 0
     tests = 0
     cap = out.shape[0]
@@ -600,11 +629,11 @@ def pairs_core(layout, g0, geom, sweep, scratch, out, marks):
                 continue
             for i in range(a0, a1):  # 1. inside the loose cell
                 tests += a1 - i - 1
-                m = _one_vs_run(layout, ps[i], px0[i], py0[i], px1[i], py1[i], i + 1, a1, out, m)
+                m = _one_vs_run(ps[i], px0[i], py0[i], px1[i], py1[i], i + 1, a1, px0, py0, px1, py1, ps, out, m)
             # 2. with its neighbouring loose cells
             if c + 1 < cols:  # east
-                m, t = _cross_runs(layout, a0, a1, start[a + 1], start[a + 2], _rect(srect, a), _rect(srect, a + 1),
-                                   scratch, out, m)
+                m, t = _cross_runs(a0, a1, start[a + 1], start[a + 2], _rect(srect, a), _rect(srect, a + 1),
+                                   px0, py0, px1, py1, ps, ia, ib, out, m)
                 tests += t
             if r + 1 < rows:  # north-west, north, north-east: consecutive cells, so one contiguous run
                 b0, b1 = a + cols - (c > 0), a + cols + (c + 1 < cols)
@@ -612,8 +641,8 @@ def pairs_core(layout, g0, geom, sweep, scratch, out, marks):
                 for b in range(b0 + 1, b1 + 1):
                     x0, y0 = min(x0, srect[b, 0]), min(y0, srect[b, 1])
                     x1, y1 = max(x1, srect[b, 2]), max(y1, srect[b, 3])
-                m, t = _cross_runs(layout, a0, a1, start[b0], start[b1 + 1], _rect(srect, a), (x0, y0, x1, y1),
-                                   scratch, out, m)
+                m, t = _cross_runs(a0, a1, start[b0], start[b1 + 1], _rect(srect, a), (x0, y0, x1, y1),
+                                   px0, py0, px1, py1, ps, ia, ib, out, m)
                 tests += t
     marks[0] = m
     for g in range(g0, n):  # 3. giants against the near elements they reach, one contiguous run per loose row
@@ -630,7 +659,7 @@ def pairs_core(layout, g0, geom, sweep, scratch, out, marks):
             if a0 > a1:
                 continue
             tests += start[a1 + 1] - start[a0]
-            m = _one_vs_run(layout, ps[g], x0, y0, x1, y1, start[a0], start[a1 + 1], out, m)
+            m = _one_vs_run(ps[g], x0, y0, x1, y1, start[a0], start[a1 + 1], px0, py0, px1, py1, ps, out, m)
     marks[1] = m
     for i in range(g0, n):  # 4. giants against each other: a sweep, they are sorted by sa0
         a1, b0, b1 = sa1[i], sb0[i], sb1[i]
