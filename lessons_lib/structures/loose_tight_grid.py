@@ -78,8 +78,9 @@ The steps
 * move (:func:`move_slots`): the element's cell's rectangle only grows (a
   move to another loose cell also relinks the slot; the old cell keeps its
   rectangle until the next cleanup, unless it empties); cells whose
-  rectangle now reaches new tight cells are noted and re-registered after
-  the pass (:func:`relist_cells`).
+  rectangle now reaches new tight cells are re-registered after the pass
+  (:func:`relist_cells` for the cells noted in it, or :func:`register_all`
+  when most elements moved).
 * query (:func:`query_core`), pairs (:func:`lay_out_cells`, :func:`pairs_core`).
 * cleanup (:func:`settle_cells`): one pass over the loose cells makes every
   rectangle exact and lays the elements out again for ``pairs`` (any other
