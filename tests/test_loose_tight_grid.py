@@ -270,3 +270,22 @@ def test_pair_kernels_without_numba_give_identical_results():
     exec(PLAIN_PYTHON.replace("assert not lessons_lib.JIT_ENABLED", "").replace("print(json.dumps(out))", ""),
          here)
     assert json.loads(json.dumps({str(k): v for k, v in here["out"].items()})) == plain
+
+
+@pytest.mark.parametrize("movers", [3, 60, 400])  # few movers: cells noted per element; many: every cell checked after
+def test_update_many_keeps_registrations_before_cleanup(movers):
+    rng = np.random.default_rng(movers)
+    boxes = make_scene("mixed_sizes", 400, seed=6)
+    bp = LooseTightGrid.from_boxes(boxes, world=[0, 0, 800, 600], cell_size=40, tight_factor=2)
+    assert 2 * 3 < bp.rows * bp.cols <= 2 * 400
+    for frame in range(6):
+        ids = rng.choice(len(boxes), size=movers, replace=False)
+        step = rng.uniform(-60, 60, (movers, 2))
+        boxes[ids] += np.column_stack([step, step])
+        bp.update_many(ids, boxes[ids])
+        check_loose_tight_grid(bp)  # rectangles cover, registrations cover their tight ranges
+        for q in ([0, 0, 800, 600], [100, 100, 180, 140], [395, 295, 405, 305]):
+            np.testing.assert_array_equal(bp.query(q), filter_query(np.arange(len(boxes)), boxes, q))
+        np.testing.assert_array_equal(bp.pairs(), brute_force_pairs(boxes))
+    bp.cleanup()
+    check_loose_tight_grid(bp, exact=True)
