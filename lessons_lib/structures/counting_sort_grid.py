@@ -72,10 +72,11 @@ import numpy as np
 
 from ..base import register
 from ..core.boxes import overlaps, row_overlaps
+from ..core.buffers import grow
 from ..core.jit import njit, prange, threads
 from ..core.params import check_flag
 from ..geometry import boxes_overlap
-from .grid_cells import XMAX, XMIN, YMAX, YMIN, box_cells, cell_span
+from .grid_cells import XMAX, XMIN, YMAX, YMIN, append_id, box_cells, cell_span
 from .uniform_grid import DEFAULT_MAX_CELLS, FixedGrid, suggest_cell_size, typical_box_size
 
 __all__ = ["CountingSortGrid", "sort_into_cells", "band_pairs", "pairs_in_bands", "giant_pairs", "query_cells"]
@@ -290,22 +291,19 @@ def query_cells(geom, start, order, sorted_boxes, q0, q1, q2, q3, out, k):
     A filed element meeting the box has its lower-left cell in columns
     ``qc0 - 1 .. qc1`` and rows ``qr0 - 1 .. qr1`` of the box's cell range;
     each row of that window is one contiguous range of ``order``. Returns
-    ``(out, k, cells visited)``; ``out`` is int64 and grows as needed.
+    ``(out, k, cells visited, box tests)``; ``out`` is int64 and grows as needed.
     """
     ox, oy, inv, cols, rows = geom
     qc0, qr0, qc1, qr1 = cell_span(geom, q0, q1, q2, q3)
     c_lo, r_lo = max(qc0 - 1, 0), max(qr0 - 1, 0)
+    tests = 0
     for r in range(r_lo, qr1 + 1):
         lo, hi = start[r * cols + c_lo], start[r * cols + qc1 + 1]
+        tests += hi - lo
         for j in range(lo, hi):
             if row_overlaps(sorted_boxes, j, q0, q1, q2, q3):
-                if k == out.shape[0]:
-                    bigger = np.empty(2 * k + 16, dtype=np.int64)
-                    bigger[:k] = out[:k]
-                    out = bigger
-                out[k] = order[j]
-                k += 1
-    return out, k, (qr1 - r_lo + 1) * (qc1 - c_lo + 1)
+                out, k = append_id(out, k, order[j])
+    return out, k, (qr1 - r_lo + 1) * (qc1 - c_lo + 1), tests
 
 
 @njit
@@ -320,17 +318,15 @@ def giant_pairs(geom, boxes, giants, start, order, sorted_boxes):
     tests = 0
     for t in range(giants.shape[0]):
         g = giants[t]
-        hits, m, _ = query_cells(geom, start, order, sorted_boxes, boxes[g, XMIN], boxes[g, YMIN], boxes[g, XMAX],
-                                 boxes[g, YMAX], hits, 0)
+        hits, m, _, scanned = query_cells(geom, start, order, sorted_boxes, boxes[g, XMIN], boxes[g, YMIN],
+                                          boxes[g, XMAX], boxes[g, YMAX], hits, 0)
+        tests += scanned
         if k + m > out.shape[0]:
-            bigger = np.empty((2 * (k + m), 2), dtype=np.int64)
-            bigger[:k] = out[:k]
-            out = bigger
+            out = grow(out, k, k + m)
         for j in range(m):
             out[k, 0] = g
             out[k, 1] = hits[j]
             k += 1
-        tests += m
     by_x = giants[np.argsort(boxes[giants, XMIN], kind="mergesort")] if giants.shape[0] > 1 else giants
     for a in range(by_x.shape[0]):  # sweep: b's xmin is past a's xmax -> no later b meets a
         ga = by_x[a]
@@ -342,9 +338,7 @@ def giant_pairs(geom, boxes, giants, start, order, sorted_boxes):
             if overlaps(boxes[ga, XMIN], boxes[ga, YMIN], boxes[ga, XMAX], boxes[ga, YMAX],
                         boxes[gb, XMIN], boxes[gb, YMIN], boxes[gb, XMAX], boxes[gb, YMAX]):
                 if k == out.shape[0]:
-                    bigger = np.empty((2 * k, 2), dtype=np.int64)
-                    bigger[:k] = out[:k]
-                    out = bigger
+                    out = grow(out, k)
                 out[k, 0] = ga
                 out[k, 1] = gb
                 k += 1
@@ -493,8 +487,8 @@ class CountingSortGrid(FixedGrid):
 
     def _query(self, box):
         self._fresh()
-        out, k, self.last_query_cells = query_cells(self.geom, self.start, self.order, self.sorted_boxes, box[0],
-                                                    box[1], box[2], box[3], np.empty(16, np.int64), 0)
+        out, k, self.last_query_cells, _ = query_cells(self.geom, self.start, self.order, self.sorted_boxes, box[0],
+                                                       box[1], box[2], box[3], np.empty(16, np.int64), 0)
         if not len(self.giants):
             return out[:k]
         return np.concatenate([out[:k], self.giants[boxes_overlap(self.elements.boxes[self.giants], box)]])
