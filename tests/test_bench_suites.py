@@ -273,3 +273,12 @@ def test_contenders_are_the_predicted_fastest_of_each_kind():
           Entrant("ghost", "peer", unavailable="not installed")]
     history = {"a": [(10, 1.0)], "b": [(10, 0.1), (30, 0.3)], "p": [(10, 0.5)], "q": [], "ghost": []}
     assert contenders(es, history, 100) == {"b", "p"}
+
+
+def test_headline_cases_get_their_longer_budget(monkeypatch):
+    import lessons_lib.bench.suites as suites
+
+    monkeypatch.setattr(suites, "HEADLINE_N", 60)  # the scaled suite's headline n, made tiny
+    suite = Suite("scaled", ("random",), (10, 60), scaled=True, repeat=1, budget_s=5.0)
+    rows = run_suite(suite, structures=["uniform_grid", "counting_sort_grid"], peers=False, progress=False, out=None)
+    assert {r["status"] for r in rows} == {"ok"} and {r["n"] for r in rows} == {10, 60}

@@ -508,14 +508,14 @@ def run_suite(suite: str | Suite, *, structures=None, peers=True, max_n: int | N
                 is_big = big is not None and n == big
                 boxes = s.scene(scene, n, seed)
                 ref_pairs, ref_name, by_brute = None, "", False
-                contenders = set()
+                headline = set()
                 if s.scaled and scene in HEADLINE_SCENES and n == HEADLINE_N:
-                    contenders = contenders(entrants, history, n)
+                    headline = contenders(entrants, history, n)
                 for e in entrants:
                     label = f"{scene} n={n:,} {e.name}"
                     row = None
                     case_budget = budget_s
-                    if e.name in contenders:  # the headline comparison needs a time from each side
+                    if e.name in headline:  # the headline comparison needs a time from each side
                         case_budget = budget_s * s.headline_budget_factor
                         stopped.pop(e.name, None)
                     if e.unavailable:
