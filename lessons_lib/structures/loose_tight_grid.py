@@ -484,8 +484,8 @@ def settle_cells(loose, tight, geom, tgeom, boxes, size, layout):
         if a0 != -1:
             nodes += (a2 - a0 + 1) * (a3 - a1 + 1)
     start[lhead.shape[0]] = m
-    if nodes > tnxt.shape[0]:
-        tnxt, tcell = grown_pool(tnxt, tcell, nodes)
+    if nodes > tnxt.shape[0]:  # with a quarter to spare for the rectangles that grow before the next cleanup
+        tnxt, tcell = grown_pool(tnxt, tcell, nodes + nodes // 4)
     thead[:] = -1
     node = 0
     for c in range(lhead.shape[0]):
