@@ -94,52 +94,147 @@ CELL_FACTOR, CELLS_PER_BOX = 1.5, 16
 # --------------------------------------------------------------------------
 # Rebuild: the counting sort
 # --------------------------------------------------------------------------
+@njit(inline="always")
+def _cell_key(geom, boxes, alive, s):
+    """The key of slot ``s``: the cell of its lower-left corner, or GIANT, or FREE_SLOT."""
+    if not alive[s]:
+        return FREE_SLOT
+    c0, r0, c1, r1 = box_cells(geom, boxes, s)
+    if c1 - c0 > 1 or r1 - r0 > 1:
+        return GIANT
+    return r0 * geom[3] + c0
+
+
+@njit(parallel=True)
+def _keys_parallel(geom, boxes, alive, n_slots, cell_key):
+    n_giants = 0
+    for s in prange(n_slots):
+        cell_key[s] = _cell_key(geom, boxes, alive, s)
+        n_giants += cell_key[s] == GIANT
+    return n_giants
+
+
 @njit
-def sort_into_cells(geom, boxes, alive, n_slots, start, order, sorted_boxes, sorted_cell, cell_key):
+def _keys_serial(geom, boxes, alive, n_slots, cell_key):
+    n_giants = 0
+    for s in range(n_slots):
+        cell_key[s] = _cell_key(geom, boxes, alive, s)
+        n_giants += cell_key[s] == GIANT
+    return n_giants
+
+
+@njit(inline="always")
+def _count_band(geom, n_bands, b, n_slots, cell_key, start):
+    """Zero band ``b``'s cells, count the slots filed in each; returns the band's total."""
+    cols, rows = geom[3], geom[4]
+    c_lo, c_hi = (rows * b // n_bands) * cols, (rows * (b + 1) // n_bands) * cols
+    for c in range(c_lo, c_hi):
+        start[c] = 0
+    total = 0
+    for s in range(n_slots):
+        c = cell_key[s]
+        if c_lo <= c < c_hi:
+            start[c] += 1
+            total += 1
+    return total
+
+
+@njit(inline="always")
+def _place_band(geom, n_bands, b, offset, n_slots, cell_key, start, order, sorted_cell):
+    """Running sums of band ``b``'s counts from ``offset``, then its slots placed from the back.
+
+    While placing, ``start[c]`` steps down from where cell ``c`` ends to where
+    it begins, so within a cell the slots end up in ascending order.
+    """
+    cols, rows = geom[3], geom[4]
+    c_lo, c_hi = (rows * b // n_bands) * cols, (rows * (b + 1) // n_bands) * cols
+    for c in range(c_lo, c_hi):
+        offset += start[c]
+        start[c] = offset
+    for s in range(n_slots - 1, -1, -1):
+        c = cell_key[s]
+        if c_lo <= c < c_hi:
+            w = start[c] - 1
+            start[c] = w
+            order[w] = s
+            sorted_cell[w] = c
+
+
+@njit(parallel=True)
+def _file_parallel(geom, n_bands, n_slots, cell_key, start, order, sorted_cell):
+    totals = np.zeros(n_bands + 1, dtype=np.int64)
+    for b in prange(n_bands):
+        totals[b + 1] = _count_band(geom, n_bands, b, n_slots, cell_key, start)
+    for b in range(n_bands):
+        totals[b + 1] += totals[b]
+    for b in prange(n_bands):
+        _place_band(geom, n_bands, b, totals[b], n_slots, cell_key, start, order, sorted_cell)
+    start[geom[3] * geom[4]] = totals[n_bands]
+
+
+@njit
+def _file_serial(geom, n_bands, n_slots, cell_key, start, order, sorted_cell):
+    totals = np.zeros(n_bands + 1, dtype=np.int64)
+    for b in range(n_bands):
+        totals[b + 1] = _count_band(geom, n_bands, b, n_slots, cell_key, start)
+    for b in range(n_bands):
+        totals[b + 1] += totals[b]
+    for b in range(n_bands):
+        _place_band(geom, n_bands, b, totals[b], n_slots, cell_key, start, order, sorted_cell)
+    start[geom[3] * geom[4]] = totals[n_bands]
+
+
+@njit(parallel=True)
+def _gather_parallel(boxes, order, m, sorted_boxes):
+    for w in prange(m):
+        s = order[w]
+        for t in range(4):
+            sorted_boxes[w, t] = boxes[s, t]
+
+
+@njit
+def _gather_serial(boxes, order, m, sorted_boxes):
+    for w in range(m):
+        s = order[w]
+        for t in range(4):
+            sorted_boxes[w, t] = boxes[s, t]
+
+
+@njit
+def _giant_slots(cell_key, n_slots, n_giants):
+    giants = np.empty(n_giants, dtype=np.int64)
+    g = 0
+    for s in range(n_slots):
+        if cell_key[s] == GIANT:
+            giants[g] = s
+            g += 1
+    return giants
+
+
+def sort_into_cells(geom, boxes, alive, n_slots, start, order, sorted_boxes, sorted_cell, cell_key,
+                    n_bands: int = 1, parallel: bool = False):
     """Counting sort of the live slots below ``n_slots`` by the cell of their lower-left corner.
 
-    Fills ``start`` (prefix sums, ``len = cells + 1``), ``order``,
-    ``sorted_boxes`` and ``sorted_cell`` (the first ``start[-1]`` rows) and
-    ``cell_key``. Slots
-    spanning more than two columns or rows are giants (key -1), free slots
-    key -2. Returns the giants' slots, int64, ascending. Two passes over the
-    slots (count, then scatter from the back) and two over the cells (zero,
-    running sums); within a cell, slots stay in ascending order.
+    Fills ``start`` (``len = cells + 1``: cell ``c``'s slots are
+    ``order[start[c]:start[c + 1]]``), ``order``, ``sorted_cell`` and
+    ``sorted_boxes`` (their first ``start[-1]`` rows) and ``cell_key`` (each
+    slot's cell; GIANT for slots spanning more than two columns or rows,
+    FREE_SLOT for free slots). Returns the giants' slots, int64, ascending.
+    Within a cell, slots stay in ascending order.
+
+    Four steps: the key of every slot; per band of rows (``n_bands``), count
+    the band's slots per cell; running sums, each band starting where the one
+    before ends; place each band's slots from the back; then copy the boxes in
+    the new order (each row read once, the copy written front to back). With
+    ``parallel`` the slots' keys, the bands and the copy are shared among the
+    threads; the result is the same.
     """
-    ox, oy, inv, cols, rows = geom
-    n_cells = cols * rows
-    for c in range(n_cells + 1):
-        start[c] = 0
-    n_giants = 0
-    for s in range(n_slots):  # count: start[c] = elements of cell c
-        if not alive[s]:
-            cell_key[s] = FREE_SLOT
-            continue
-        c0, r0, c1, r1 = box_cells(geom, boxes, s)
-        if c1 - c0 > 1 or r1 - r0 > 1:
-            cell_key[s] = GIANT
-            n_giants += 1
-        else:
-            cell = r0 * cols + c0
-            cell_key[s] = cell
-            start[cell] += 1
-    for c in range(1, n_cells + 1):  # running sums: start[c] = where cell c ends
-        start[c] += start[c - 1]
-    giants = np.empty(n_giants, dtype=np.int64)
-    g = n_giants
-    for s in range(n_slots - 1, -1, -1):  # scatter from the back: start[c] steps down to where cell c begins
-        cell = cell_key[s]
-        if cell >= 0:
-            w = start[cell] - 1
-            start[cell] = w
-            order[w] = s
-            sorted_cell[w] = cell
-            for t in range(4):
-                sorted_boxes[w, t] = boxes[s, t]
-        elif cell == GIANT:
-            g -= 1
-            giants[g] = s
-    return giants
+    keys, file_, gather = ((_keys_parallel, _file_parallel, _gather_parallel) if parallel
+                           else (_keys_serial, _file_serial, _gather_serial))
+    n_giants = keys(geom, boxes, alive, n_slots, cell_key)
+    file_(geom, n_bands, n_slots, cell_key, start, order, sorted_cell)
+    gather(boxes, order, start[len(start) - 1], sorted_boxes)
+    return _giant_slots(cell_key, n_slots, n_giants) if n_giants else np.empty(0, dtype=np.int64)
 
 
 # --------------------------------------------------------------------------
@@ -457,10 +552,16 @@ class CountingSortGrid(FixedGrid):
             self.sorted_boxes = np.zeros((cap, 4), dtype=np.float64)
             self.sorted_cell = np.zeros(cap, dtype=np.int32)
             self.cell_key = np.zeros(cap, dtype=np.int32)
+        parallel = self._use_threads()
         self.giants = sort_into_cells(self.geom, table.boxes, table.alive, table.high_water, self.start, self.order,
-                                      self.sorted_boxes, self.sorted_cell, self.cell_key)
+                                      self.sorted_boxes, self.sorted_cell, self.cell_key,
+                                      n_bands=min(self.rows, threads()) if parallel else 1, parallel=parallel)
         self.rebuilds += 1
         self._stale = False
+
+    def _use_threads(self) -> bool:
+        """Run the parallel kernels: asked for, more than one thread, and called from the main thread."""
+        return self.parallel and threads() > 1 and threading.current_thread() is threading.main_thread()
 
     def _fresh(self) -> None:
         if self._stale:
@@ -495,9 +596,8 @@ class CountingSortGrid(FixedGrid):
 
     def _pairs(self):
         self._fresh()
-        t = threads()
-        parallel = self.parallel and t > 1 and threading.current_thread() is threading.main_thread()
-        n_bands = min(self.rows, BANDS_PER_THREAD * t) if parallel else 1
+        parallel = self._use_threads()
+        n_bands = min(self.rows, BANDS_PER_THREAD * threads()) if parallel else 1
         # Room for twice the last count, or four pairs per element: np.empty reserves it without
         # touching it, so unused room costs no time (a band that runs out is searched again).
         cap = max(2 * self._last_pairs, 4 * len(self.elements)) // n_bands + 1024
