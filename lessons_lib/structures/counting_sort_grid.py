@@ -87,8 +87,8 @@ GIANT, FREE_SLOT = -1, -2
 BANDS_PER_THREAD = 4
 #: ``from_boxes`` estimates the typical box size from at most this many boxes, evenly spaced.
 SIZE_SAMPLE = 4096
-#: ``from_boxes``: cells 1.5 typical box sizes wide, and at most 16 cells per box (measured, see suggested_cell_size).
-CELL_FACTOR, CELLS_PER_BOX = 1.5, 16
+#: ``from_boxes``: cells 1.5 typical box sizes wide (measured, see suggested_cell_size).
+CELL_FACTOR = 1.5
 
 
 # --------------------------------------------------------------------------
@@ -524,21 +524,21 @@ class CountingSortGrid(FixedGrid):
 
     @classmethod
     def suggested_cell_size(cls, boxes: np.ndarray, params: dict) -> float:
-        """1.5 typical box sizes, with up to 16 cells per box; the typical size taken from a sample.
+        """1.5 typical box sizes (the uniform grid takes 2), the typical size taken from a sample.
 
-        Smaller and more numerous cells than the uniform grid's (twice the
-        typical size, at most 4 cells per box): the pair search here skips
-        empty cells for free and each box is filed once, so the cost of a
-        cell is only its 4 bytes and its share of the sort. On the course's
-        sparse and clustered scenes of 100,000 boxes and in lesson 12's
-        simulation, 1.5 typical sizes gave the fewest milliseconds (1 made
-        many boxes giants, 2 tested two to four times as many pairs). The
+        As for the uniform grid, cells are then enlarged if needed to at most
+        4 per box. Narrower cells suit this grid: each box is filed once, and
+        the pair search skips empty cells for free. On the course's sparse and
+        clustered scenes of 100,000 boxes and in lesson 12's simulation, 1.5
+        typical sizes gave the fewest milliseconds (1 made many boxes giants,
+        2 tested up to twice as many pairs); more cells per box did not pay,
+        as fresh memory for the cells costs more than the tests it saves. The
         typical size is the median of ``max(width, height)`` over at most
         :data:`SIZE_SAMPLE` boxes spread evenly through ``boxes`` (a full
         median of 100,000 boxes costs about a third of this grid's whole build).
         """
         sample = boxes[::max(1, len(boxes) // SIZE_SAMPLE)]
-        return suggest_cell_size(boxes, params["world"], factor=CELL_FACTOR, cells_per_box=CELLS_PER_BOX,
+        return suggest_cell_size(boxes, params["world"], factor=CELL_FACTOR,
                                  max_cells=params.get("max_cells", DEFAULT_MAX_CELLS),
                                  typical=typical_box_size(sample, params["world"]))
 

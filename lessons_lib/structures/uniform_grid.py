@@ -273,8 +273,7 @@ def typical_box_size(boxes: np.ndarray, world=None) -> float:
 
 
 def suggest_cell_size(boxes, world=None, *, factor: float = DEFAULT_CELL_FACTOR,
-                      max_cells: int = DEFAULT_MAX_CELLS, typical: float | None = None,
-                      cells_per_box: int = 4) -> float:
+                      max_cells: int = DEFAULT_MAX_CELLS, typical: float | None = None) -> float:
     """A cell size for ``boxes``: the typical box size times ``factor`` (default 2).
 
     Parameters
@@ -290,15 +289,13 @@ def suggest_cell_size(boxes, world=None, *, factor: float = DEFAULT_CELL_FACTOR,
     typical : float, optional
         The typical box size when the caller has it already (default:
         :func:`typical_box_size` of ``boxes``).
-    cells_per_box : int
-        At most this many cells per box (default 4; see Returns).
 
     Returns
     -------
     float
         ``factor`` x the median of ``max(width, height)``; for boxes of zero
         size (points), the side of a cell holding one box on average. Enlarged,
-        if needed, so that the grid has at most ``max(1024, cells_per_box x n)`` cells and at
+        if needed, so that the grid has at most ``max(1024, 4 n)`` cells and at
         most ``max_cells``: a sparse, huge world gets coarser cells rather than
         an enormous array (memory stays O(n)). Always between
         :data:`~lessons_lib.structures.grid_cells.MIN_CELL_SIZE` and the largest
@@ -325,8 +322,7 @@ def suggest_cell_size(boxes, world=None, *, factor: float = DEFAULT_CELL_FACTOR,
     if typical is None:
         typical = typical_box_size(b, w)
     size = max(min(factor * check_positive("typical", typical, unit="world units"), _BIG), MIN_CELL_SIZE)
-    cells_per_box = check_int("cells_per_box", cells_per_box, 1)
-    budget = min(max_cells, max(1024, cells_per_box * len(b)))
+    budget = min(max_cells, max(1024, 4 * len(b)))
 
     def cells(count):  # ceil(count), at least 1, without overflow
         return math.ceil(count) if count < 2.0**62 else math.inf
