@@ -246,9 +246,9 @@ def update(tree, cells, capacity, boxes, slots, old, changed, tasks):
     ranges when they overlap (else one descent each), the leaves of the old
     and of the new box. An element whose new box lies in exactly the same
     leaves is skipped, unless one of them is over capacity (its range there
-    may decide whether that leaf splits); every other one is unlinked from its old leaves (no split happens while
-    removing, so the leaves stay put), and its new leaves are kept as insert
-    tasks. Pass 2 runs those tasks element by element, in tree order: the
+    may decide whether that leaf splits); every other one is unlinked from
+    its old leaves (no split happens while removing, so the leaves stay
+    put), and its new leaves are kept as insert tasks. Pass 2 runs those tasks element by element, in tree order: the
     insert starts at the new leaves instead of the root (a leaf split by an
     earlier element meanwhile is a branch by then, and the task routes the
     element to its children). Returns ``(tree, tasks, moved)``.
