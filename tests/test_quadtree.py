@@ -392,6 +392,37 @@ def test_update_many_interleaved_with_splits_stays_consistent():
         qt.check_invariants()
 
 
+def test_update_many_small_steps_and_jumps_match_brute_force():
+    """Small steps (old and new cell ranges overlap: one descent over both) mixed with jumps and
+    growing boxes (two descents); re-inserts start at the new leaves, some split meanwhile by an
+    earlier mover of the same batch."""
+    rng = np.random.default_rng(5)
+    n = 400
+    lo = rng.uniform(0, 60, (n, 2))
+    boxes = np.column_stack([lo, lo + rng.uniform(0, 2, (n, 2))])
+    qt = Quadtree.from_boxes(boxes, world=[0, 0, 64, 64], capacity=1, max_depth=6)
+    for step in range(8):
+        new = boxes.copy()
+        shift = rng.uniform(-1.5, 1.5, (n, 2))
+        new += np.hstack([shift, shift])
+        jump = rng.random(n) < 0.1
+        shift = rng.uniform(-30, 30, (jump.sum(), 2))
+        new[jump] += np.hstack([shift, shift])
+        wide = rng.random(n) < 0.05
+        new[wide, 2:] += rng.uniform(0, 20, (wide.sum(), 2))
+        ids = rng.permutation(n)[: 3 * n // 4]
+        qt.update_many(ids, new[ids])
+        boxes[ids] = new[ids]
+        qt.check_invariants()
+        np.testing.assert_array_equal(qt.pairs(), brute_force_pairs(boxes))
+        q = [20, 20, 30, 30]
+        want = np.flatnonzero((boxes[:, 0] <= q[2]) & (boxes[:, 2] >= q[0])
+                              & (boxes[:, 1] <= q[3]) & (boxes[:, 3] >= q[1]))
+        np.testing.assert_array_equal(qt.query(q), want)
+        if step % 3 == 2:
+            qt.cleanup()
+
+
 def test_compact_layout_is_8_bytes_per_node_and_element_node():
     qt = Quadtree.from_boxes(make_scene("random", 2000, seed=1))
     assert qt.nodes.dtype == np.int32 and qt.nodes.shape[1] == 2

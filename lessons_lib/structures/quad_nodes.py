@@ -56,7 +56,7 @@ from .grid_cells import cell_of
 __all__ = [
     "FIRST", "COUNT", "BRANCH", "TL", "TR", "BL", "BR", "MAX_DEPTH_LIMIT", "MIN_SIDE", "RELATIVE_SIDE",
     "cell_frame", "square_world", "merge_limit", "SquareWorldFromBoxes", "QuadNodes", "put", "take", "put_children", "cell_box", "centre_cell", "child_corner",
-    "quadrant", "node_rows", "leaves_overlapping", "find_leaves", "cell_rects", "morton_order", "ROW_NODE", "ROW_DEPTH", "ROW_LX", "ROW_LY", "ROW_COUNT",
+    "quadrant", "node_rows", "leaves_overlapping", "find_leaves", "narrowest_node", "cell_rects", "morton_order", "ROW_NODE", "ROW_DEPTH", "ROW_LX", "ROW_LY", "ROW_COUNT",
 ]
 
 #: Columns of a node row: head of the leaf's list or first child; element count, or BRANCH.
@@ -354,10 +354,45 @@ def leaves_overlapping(nodes, max_depth, cx0, cy0, cx1, cy1, stack, out):
     return out, k
 
 
+@njit(inline="always")
+def narrowest_node(nodes, max_depth, cx0, cy0, cx1, cy1):
+    """The deepest node holding the whole cell range: ``(node, depth, lx, ly)``.
+
+    Walks down from the root while the range lies inside one child (a leaf,
+    or a branch the range straddles, ends the walk): one read per level and
+    no work list, where most small boxes spend most of their descent. Every
+    leaf the range overlaps is under the node returned.
+    """
+    node, depth, lx, ly = 0, 0, 0, 0
+    while nodes[node, COUNT] == BRANCH:
+        half = (1 << (max_depth - depth)) >> 1
+        mx, my = lx + half, ly + half
+        if cx1 < mx:
+            right = False
+        elif cx0 >= mx:
+            right = True
+        else:
+            break
+        if cy1 < my:
+            top = False
+        elif cy0 >= my:
+            top = True
+        else:
+            break
+        node = nodes[node, FIRST] + ((TR if right else TL) if top else (BR if right else BL))
+        depth += 1
+        if right:
+            lx = mx
+        if top:
+            ly = my
+    return node, depth, lx, ly
+
+
 @njit
 def find_leaves(nodes, max_depth, cx0, cy0, cx1, cy1, stack, out):
     """The descent of :func:`leaves_overlapping`: leaves written while ``out`` has room; returns how many."""
-    put(stack, 0, 0, 0, 0, 0, 0)
+    node, depth, lx, ly = narrowest_node(nodes, max_depth, cx0, cy0, cx1, cy1)
+    put(stack, 0, node, depth, lx, ly, 0)
     top, k = 1, 0
     while top > 0:
         top -= 1

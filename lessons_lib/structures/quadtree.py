@@ -45,8 +45,11 @@ Operations
   leaf: identical boxes, or boxes covering it): then every child would get all
   of them, at every depth. Memory stays linear however many elements coincide.
 * remove: unlink the element nodes from the leaves the box overlaps.
-* update: skipped when the new box lies in the same leaves; else remove and
-  re-insert.
+* update: skipped when the new box keeps its cells, or lies in the same
+  leaves; else unlink from the old leaves and insert from the new ones (a
+  batch unlinks every mover first, then inserts them).
+* descents (query, remove, insert, update) first walk down the single path
+  while the box lies inside one child, then branch out where it straddles.
 * cleanup: a branch whose four children are leaves holding at most half of
   ``capacity`` element nodes together (:func:`~lessons_lib.structures.quad_nodes.merge_limit`;
   empty children are the common case) becomes one leaf; one level per call,
@@ -74,9 +77,9 @@ from ..core.jit import njit
 from ..core.params import check_int
 from .grid_cells import cell_of
 from .element_nodes import ELEMENT, NEXT, compact_element_nodes, leaf_order, push, unlink
-from .quad_nodes import (BL, BR, BRANCH, COUNT, FIRST, MAX_DEPTH_LIMIT, ROW_COUNT, ROW_DEPTH, ROW_NODE, TL, TR,
-                         QuadNodes, cell_box, cell_frame, cell_rects, leaves_overlapping, merge_limit, morton_order,
-                         node_rows, put, put_children, take)
+from .quad_nodes import (BL, BR, BRANCH, COUNT, FIRST, MAX_DEPTH_LIMIT, ROW_COUNT, ROW_DEPTH, ROW_LX, ROW_LY, ROW_NODE,
+                         TL, TR, QuadNodes, cell_box, cell_frame, cell_rects, leaves_overlapping, merge_limit,
+                         morton_order, narrowest_node, node_rows, put, put_children, take)
 
 __all__ = ["Quadtree", "NEXT", "ELEMENT", "TL", "TR", "BL", "BR", "BRANCH"]
 
@@ -208,44 +211,111 @@ def remove(tree, cells, slot, b0, b1, b2, b3, stack, leaves):
 # Update: remove, move, re-insert (skipped when the leaves stay the same)
 # ==========================================================================
 @njit
-def update(tree, cells, capacity, boxes, slots, old, tasks):
-    """Re-index ``slots`` whose boxes changed from ``old`` (k, 4) to ``boxes[slots]`` (already written).
+def cells_changed(cells, boxes, slots, old):
+    """Positions ``k`` (int64, ascending) whose cell range changed from ``old[k]`` to ``boxes[slots[k]]``.
 
-    Pass 1 unlinks every element whose set of leaves changes (no split
-    happens while removing, so the leaves stay put); an element whose new box
-    lies in exactly the same leaves is skipped, unless one of them is over
-    capacity (its range there decides whether that leaf may split). Pass 2
-    re-inserts the unlinked ones. Returns ``(tree, tasks, moved)``.
+    A box that keeps its cell range keeps its leaves: :func:`update` skips it
+    without a descent. Kept apart from :func:`update` so that this scan over
+    every moved box stays a small loop the compiler optimises on its own.
+    """
+    out = np.empty(slots.shape[0], dtype=np.int64)
+    m = 0
+    for k in range(slots.shape[0]):
+        s = slots[k]
+        a0, a1, a2, a3 = cell_box(cells, old[k, 0], old[k, 1], old[k, 2], old[k, 3])
+        b0, b1, b2, b3 = cell_box(cells, boxes[s, 0], boxes[s, 1], boxes[s, 2], boxes[s, 3])
+        if a0 != b0 or a1 != b1 or a2 != b2 or a3 != b3:
+            out[m] = k
+            m += 1
+    return out[:m]
+
+
+@njit(inline="always")
+def leaf_meets(max_depth, depth, lx, ly, cx0, cy0, cx1, cy1):
+    """Does the node at ``(lx, ly)``, depth ``depth``, overlap the inclusive cell range ``c``?"""
+    last = (1 << (max_depth - depth)) - 1
+    return lx <= cx1 and cx0 <= lx + last and ly <= cy1 and cy0 <= ly + last
+
+
+@njit
+def update(tree, cells, capacity, boxes, slots, old, changed, tasks):
+    """Re-index ``slots[changed]``, whose boxes changed cells from ``old`` (k, 4) to ``boxes[slots]`` (written).
+
+    ``changed`` comes from :func:`cells_changed`: the other slots keep their
+    cells, hence their leaves. Pass 1 finds, in one descent over both cell
+    ranges when they overlap (else one descent each), the leaves of the old
+    and of the new box. An element whose new box lies in exactly the same
+    leaves is skipped, unless one of them is over capacity (its range there
+    may decide whether that leaf splits); every other one is unlinked from
+    its old leaves (no split happens while removing, so the leaves stay
+    put), and its new leaves are kept as insert tasks. Pass 2 runs those tasks element by element, in tree order: the
+    insert starts at the new leaves instead of the root (a leaf split by an
+    earlier element meanwhile is a branch by then, and the task routes the
+    element to its children). Returns ``(tree, tasks, moved)``.
     """
     nodes, max_depth = tree[0], cells[4]
     stack = np.empty((3 * max_depth + 1, 5), dtype=np.int64)
     before = np.empty((16, 5), dtype=np.int64)
     after = np.empty((16, 5), dtype=np.int64)
-    redo = np.zeros(slots.shape[0], dtype=np.bool_)
-    for k in range(slots.shape[0]):
+    todo = np.empty((max(16, 2 * changed.shape[0]), 5), dtype=np.int64)  # new leaves: insert tasks
+    start = np.empty(changed.shape[0] + 1, dtype=np.int64)  # element i's tasks: todo[start[i]:start[i + 1]]
+    start[0] = 0
+    moved, m = 0, 0
+    for i in range(changed.shape[0]):
+        k = changed[i]
         s = slots[k]
         a0, a1, a2, a3 = cell_box(cells, old[k, 0], old[k, 1], old[k, 2], old[k, 3])
         b0, b1, b2, b3 = cell_box(cells, boxes[s, 0], boxes[s, 1], boxes[s, 2], boxes[s, 3])
-        if a0 == b0 and a1 == b1 and a2 == b2 and a3 == b3:
-            continue  # the same cells, hence the same leaves
-        before, ka = leaves_overlapping(nodes, max_depth, a0, a1, a2, a3, stack, before)
-        after, kb = leaves_overlapping(nodes, max_depth, b0, b1, b2, b3, stack, after)
-        same = ka == kb
-        if same:
-            for i in range(ka):
-                if before[i, ROW_NODE] != after[i, ROW_NODE] or nodes[before[i, ROW_NODE], COUNT] > capacity:
+        if a0 <= b2 and b0 <= a2 and a1 <= b3 and b1 <= a3:  # one descent over both ranges
+            before, kl = leaves_overlapping(nodes, max_depth, min(a0, b0), min(a1, b1), max(a2, b2), max(a3, b3),
+                                            stack, before)
+            same = True
+            for j in range(kl):
+                node, depth, lx, ly = before[j, ROW_NODE], before[j, ROW_DEPTH], before[j, ROW_LX], before[j, ROW_LY]
+                in_a = leaf_meets(max_depth, depth, lx, ly, a0, a1, a2, a3)
+                in_b = leaf_meets(max_depth, depth, lx, ly, b0, b1, b2, b3)
+                if in_a != in_b or (in_a and nodes[node, COUNT] > capacity):
                     same = False
                     break
-        if same:
-            continue
-        for i in range(ka):
-            unlink(tree, before[i, ROW_NODE], s)
-        redo[k] = True
-    moved = 0
-    for k in range(slots.shape[0]):
-        if redo[k]:
-            tree, tasks = insert_slot(tree, cells, capacity, boxes, slots[k], tasks)
-            moved += 1
+            if same:
+                continue
+            if m + kl > todo.shape[0]:
+                todo = grow(todo, m, m + kl)
+            for j in range(kl):
+                node, depth, lx, ly = before[j, ROW_NODE], before[j, ROW_DEPTH], before[j, ROW_LX], before[j, ROW_LY]
+                if leaf_meets(max_depth, depth, lx, ly, a0, a1, a2, a3):
+                    unlink(tree, node, s)
+                if leaf_meets(max_depth, depth, lx, ly, b0, b1, b2, b3):
+                    put(todo, m, node, depth, lx, ly, s)
+                    m += 1
+        else:
+            before, ka = leaves_overlapping(nodes, max_depth, a0, a1, a2, a3, stack, before)
+            after, kb = leaves_overlapping(nodes, max_depth, b0, b1, b2, b3, stack, after)
+            same = ka == kb
+            if same:
+                for j in range(ka):
+                    node = before[j, ROW_NODE]
+                    if node != after[j, ROW_NODE] or nodes[node, COUNT] > capacity:
+                        same = False
+                        break
+            if same:
+                continue
+            for j in range(ka):
+                unlink(tree, before[j, ROW_NODE], s)
+            if m + kb > todo.shape[0]:
+                todo = grow(todo, m, m + kb)
+            for j in range(kb):
+                put(todo, m, after[j, ROW_NODE], after[j, ROW_DEPTH], after[j, ROW_LX], after[j, ROW_LY], s)
+                m += 1
+        moved += 1
+        start[moved] = m
+    for i in range(moved):
+        lo, hi = start[i], start[i + 1]
+        if hi - lo > tasks.shape[0]:
+            tasks = grow(tasks, 0, hi - lo)
+        for j in range(hi - lo):  # reversed, so that the leaves pop in tree order
+            tasks[j, :] = todo[hi - 1 - j, :]
+        tree, tasks = insert_tasks(tree, cells, capacity, boxes, tasks, hi - lo)
     return tree, tasks, moved
 
 
@@ -442,8 +512,18 @@ def insert_slot(tree, cells, capacity, boxes, slot, tasks):
 
     Returns ``(tree, tasks)``: the arrays may be grown copies.
     """
-    put(tasks, 0, 0, 0, 0, 0, slot)
-    top = 1
+    cx0, cy0, cx1, cy1 = cell_box(cells, boxes[slot, 0], boxes[slot, 1], boxes[slot, 2], boxes[slot, 3])
+    node, depth, lx, ly = narrowest_node(tree[0], cells[4], cx0, cy0, cx1, cy1)  # the root's task, walked down
+    put(tasks, 0, node, depth, lx, ly, slot)
+    return insert_tasks(tree, cells, capacity, boxes, tasks, 1)
+
+
+@njit(inline="always")
+def insert_tasks(tree, cells, capacity, boxes, tasks, top):
+    """Run the insert work list ``tasks[:top]`` to the end, growing whatever :func:`insert` finds full.
+
+    Returns ``(tree, tasks)``: the arrays may be grown copies.
+    """
     while True:
         top, need = insert(tree, cells, capacity, boxes, tasks, top)
         if need == DONE:
@@ -605,12 +685,17 @@ class Quadtree(QuadNodes, BroadPhase):
             raise RuntimeError(f"slot {slot} was not found in the leaves of its box {b}")
 
     def _update(self, slot, old, new):
-        self._update_many(np.array([slot], dtype=np.int64), np.asarray(old).reshape(1, 4), None)
+        self._update_many(np.array([slot], dtype=np.int64), np.ascontiguousarray(old, dtype=np.float64).reshape(1, 4), None)
 
     def _update_many(self, slots, old, new):
-        tree, self._tasks, self.last_moved = update(self.tree, self._cells, self.capacity, self.elements.boxes,
-                                                    np.asarray(slots, dtype=np.int64),
-                                                    np.ascontiguousarray(old, dtype=np.float64), self._tasks)
+        # slots (int64) and old (contiguous float64) come checked from BroadPhase.update_many / update
+        boxes = self.elements.boxes
+        changed = cells_changed(self._cells, boxes, slots, old)
+        if len(changed) == 0:
+            self.last_moved = 0
+            return
+        tree, self._tasks, self.last_moved = update(self.tree, self._cells, self.capacity, boxes, slots, old,
+                                                    changed, self._tasks)
         self._keep(tree)
 
     def _query(self, box):
