@@ -19,7 +19,14 @@ Two measurements, each printed as goal lines and stored under ``data/results/``:
     fast structures at each size (at 2,000,000 only the fastest of 1,000,000).
     Goals: :data:`FRAME_GOALS_MS`.
 
-Both use every thread numba has (``lessons_lib.core.jit.threads()``, printed);
+``skew`` (printed only)
+    Bytes per element (``memory_bytes()`` after build + ``pairs()``) of every
+    structure on :data:`lessons_lib.SKEWED_SCENES` at :data:`SKEW_N` boxes,
+    against the same structure on the uniform scene. Goal: at most
+    :data:`SKEW_BYTES_FACTOR` x (``tests/test_skew.py`` asserts the same at a
+    smaller size, with a loose bound on time).
+
+The first two use every thread numba has (``lessons_lib.core.jit.threads()``, printed);
 set ``NUMBA_NUM_THREADS=1`` for a one-core run. Run on a quiet machine:
 ``python -m benchmarks.goals_speed [--store] [--only peers|frames]``.
 """
@@ -34,7 +41,7 @@ import time
 
 import numpy as np
 
-from lessons_lib import STRUCTURES
+from lessons_lib import SKEWED_SCENES, STRUCTURES, skewed_scene
 from lessons_lib.bench.peers import PEERS
 from lessons_lib.core.jit import threads
 from lessons_lib.data import machine_info, save_results
@@ -57,6 +64,11 @@ FRAME_GOALS_MS = {100_000: 5.0, 500_000: 30.0, 1_000_000: 60.0, 2_000_000: 130.0
 FRAME_STRUCTURES = ("counting_sort_grid", "uniform_grid", "point_grid", "sweep_and_prune")
 WARMUP = 5
 FRAMES = 20
+
+SKEW_N = 20_000
+SKEW_BYTES_FACTOR = 3.0
+#: O(n^2) or Python objects by design (lessons 01 and 04 show it): not held to the skew goal.
+SKEW_EXEMPT = ("brute_force", "naive_quadtree")
 
 
 # --------------------------------------------------------------------------
@@ -218,14 +230,37 @@ def frames_goal(store: bool = False):
     return frame_lines(rows)
 
 
+def skew_lines(n: int = SKEW_N) -> list:
+    """One goal line per structure: its worst bytes per element on a skewed scene over its uniform one."""
+    scenes = {kind: skewed_scene(kind, n) for kind in ("uniform",) + SKEWED_SCENES}
+    lines = []
+    for name in sorted(set(STRUCTURES) - set(SKEW_EXEMPT)):
+        per = {}
+        for kind, boxes in scenes.items():
+            bp = STRUCTURES[name].from_boxes(boxes)
+            bp.pairs()
+            per[kind] = bp.memory_bytes() / len(boxes)
+        worst = max(SKEWED_SCENES, key=per.get)
+        ratio = per[worst] / per["uniform"]
+        lines.append(Line(f"{name}: bytes per element, worst skewed scene over uniform, n = {n:,}",
+                          f"{ratio:.2f}x ({worst}: {per[worst]:.1f} B vs {per['uniform']:.1f} B)",
+                          f"<= {SKEW_BYTES_FACTOR:g}x", ratio <= SKEW_BYTES_FACTOR))
+    return lines
+
+
+@goal("skew: bytes per element on skewed scenes against the uniform one, every structure")
+def skew_goal(store: bool = False):
+    return skew_lines()
+
+
 def main(argv=None) -> int:  # pragma: no cover - a maintenance command
     parser = argparse.ArgumentParser(prog="python -m benchmarks.goals_speed", description=__doc__.split("\n\n")[0])
     parser.add_argument("--store", action="store_true", help="write the CSV files under data/results/")
-    parser.add_argument("--only", choices=("peers", "frames"), help="run one of the two measurements")
+    parser.add_argument("--only", choices=("peers", "frames", "skew"), help="run one of the three measurements")
     args = parser.parse_args(argv)
     print(f"# speed goals, {datetime.date.today()}: {machine_info()}; {threads()} threads")
     missed = 0
-    for name, fn in (("peers", peers_goal), ("frames", frames_goal)):
+    for name, fn in (("peers", peers_goal), ("frames", frames_goal), ("skew", skew_goal)):
         if args.only and args.only != name:
             continue
         print(f"\n## {name}", flush=True)

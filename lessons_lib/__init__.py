@@ -33,7 +33,7 @@ from .core.freelist import FreeList
 from .core.jit import JIT_ENABLED, jit_status
 from .data import DATA_DIR, data_path, load_results, save_results
 from .geometry import ARTICLE_WORLD, as_box, as_boxes
-from .scenes import ARTICLE_SCENES, SCENES, make_scene, moved, scale_to, scaled_scene
+from .scenes import ARTICLE_SCENES, SCENES, SKEWED_SCENES, make_scene, moved, scale_to, scaled_scene, skewed_scene
 from .structures import (
     BruteForce,
     BulkRTree,
@@ -90,6 +90,7 @@ __all__ = [
     "RStarTree",
     "RTree",
     "SCENES",
+    "SKEWED_SCENES",
     "STRUCTURES",
     "Simulation",
     "SpatialHash",
@@ -121,6 +122,7 @@ __all__ = [
     "save_results",
     "scale_to",
     "scaled_scene",
+    "skewed_scene",
     "set_world",
     "split_two_clusters",
     "suggest_cell_size",

@@ -38,12 +38,15 @@ import numpy as np
 
 from .geometry import as_box
 
-__all__ = ["SCENES", "ARTICLE_SCENES", "make_scene", "scale_to", "scaled_scene", "moved"]
+__all__ = ["SCENES", "ARTICLE_SCENES", "SKEWED_SCENES", "make_scene", "scale_to", "scaled_scene", "skewed_scene",
+           "moved"]
 
 #: The five placements of the benchmark article, in its order.
 ARTICLE_SCENES = ("random", "large_boxes", "xline", "yline", "true_uniform")
 #: Every scene name :func:`make_scene` accepts.
 SCENES = ARTICLE_SCENES + ("clustered", "mixed_sizes")
+#: Scenes whose extent or density is skewed, compared with ``"uniform"`` by :func:`skewed_scene`.
+SKEWED_SCENES = ("line", "column", "clustered", "duplicates", "giants")
 
 
 def scale_to(n: int, base_n: int = 2000) -> np.ndarray:
@@ -177,6 +180,40 @@ def scaled_scene(name: str, n: int, seed: int = 0) -> np.ndarray:
     Returns a ``(n, 4)`` float64 array, as :func:`make_scene`.
     """
     return make_scene(name, n, seed=seed, world=scale_to(n))
+
+
+def skewed_scene(kind: str, n: int, seed: int = 0) -> np.ndarray:
+    """A scene that stresses a structure's assumptions about extent and density, or its uniform baseline.
+
+    ``kind`` is ``"uniform"`` (the scaled ``random`` scene) or one of :data:`SKEWED_SCENES`:
+
+    * ``line``: ``n`` boxes of 0.5 x 0.5 along a line ``n`` units long and one unit tall
+      (a world inferred from the data is ``n`` times wider than tall);
+    * ``column``: the same line standing upright;
+    * ``clustered``: the scaled ``clustered`` scene (8 Gaussian clusters);
+    * ``duplicates``: ``n // 4`` scaled random boxes, each repeated four times;
+    * ``giants``: the scaled ``mixed_sizes`` scene (2 % of the boxes 60-200 units among 4-10 unit ones).
+
+    Returns an ``(n, 4)`` float64 array of closed AABBs (``(n // 4 * 4, 4)`` for
+    ``duplicates``). Raises ``ValueError`` for an unknown ``kind`` or a bad ``n``.
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    if kind == "uniform":
+        return scaled_scene("random", n, seed=seed)
+    if kind in ("line", "column"):
+        rng = np.random.default_rng(seed)
+        x = rng.uniform(0, n, n)
+        y = rng.uniform(0, 0.5, n)
+        line = np.column_stack([x, y, x + 0.5, y + 0.5])
+        return line if kind == "line" else np.ascontiguousarray(line[:, [1, 0, 3, 2]])
+    if kind == "clustered":
+        return scaled_scene("clustered", n, seed=seed)
+    if kind == "duplicates":
+        return np.repeat(make_scene("random", n // 4, seed=seed, world=scale_to(n)), 4, axis=0)
+    if kind == "giants":
+        return scaled_scene("mixed_sizes", n, seed=seed)
+    raise ValueError(f"unknown skewed scene {kind!r}; choose 'uniform' or one of {', '.join(SKEWED_SCENES)}")
 
 
 def moved(boxes: np.ndarray, step: float = 1.0, seed: int = 1) -> np.ndarray:

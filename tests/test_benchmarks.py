@@ -46,3 +46,12 @@ def test_speed_goal_lines_read_rows():
                    update_ms=1.0) for n, goal_ms in FRAME_GOALS_MS.items()]
     frames[0]["step_ms"] = 1.0
     assert [ln.ok for ln in frame_lines(frames)] == [True] + [False] * (len(FRAME_GOALS_MS) - 1)
+
+
+def test_skew_goal_lines_cover_every_structure():
+    from benchmarks.goals_speed import SKEW_EXEMPT, skew_lines
+    from lessons_lib import STRUCTURES
+
+    lines = skew_lines(n=400)
+    assert len(lines) == len(set(STRUCTURES) - set(SKEW_EXEMPT))
+    assert all(ln.measured.endswith("B)") and "x (" in ln.measured for ln in lines)

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from lessons_lib import ARTICLE_SCENES, SCENES, make_scene, scale_to
+from lessons_lib import ARTICLE_SCENES, SCENES, SKEWED_SCENES, make_scene, scale_to, skewed_scene
 from lessons_lib.geometry import as_boxes
 
 #: Scenes whose placement depends on the seed (true_uniform is a fixed lattice).
@@ -273,3 +273,18 @@ def test_bad_n(bad):
 def test_bad_world(world, pattern):
     with pytest.raises(ValueError, match=pattern):
         make_scene("random", 10, world=world)
+
+
+@pytest.mark.parametrize("kind", ("uniform",) + SKEWED_SCENES)
+def test_skewed_scenes_are_valid_and_deterministic(kind):
+    a = skewed_scene(kind, 400, seed=3)
+    assert a.shape == (400, 4) and a.dtype == np.float64 and a.flags.c_contiguous
+    assert (a[:, 2:] >= a[:, :2]).all() and np.isfinite(a).all()
+    assert np.array_equal(a, skewed_scene(kind, 400, seed=3))
+
+
+def test_skewed_scene_rejects_unknown_kind_and_bad_n():
+    with pytest.raises(ValueError, match="unknown skewed scene"):
+        skewed_scene("diagonal", 10)
+    with pytest.raises(ValueError, match="positive integer"):
+        skewed_scene("line", 0)

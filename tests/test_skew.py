@@ -14,34 +14,13 @@ import time
 import numpy as np
 import pytest
 
-from lessons_lib import STRUCTURES, make_scene, scale_to
+from lessons_lib import SKEWED_SCENES, STRUCTURES, skewed_scene
 
 N = 4_000
 #: Structures not yet checked on skewed scenes (this set only shrinks).
 PENDING: set[str] = set()
 BYTES_FACTOR = 3.0
 TIME_FACTOR = 8.0
-
-
-def _scene(kind: str, seed: int = 0) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    if kind == "uniform":
-        return make_scene("random", N, seed=seed, world=scale_to(N))
-    if kind == "line":  # 0.5 x 0.5 boxes along a line N units long, one unit tall
-        x = rng.uniform(0, N, N)
-        y = rng.uniform(0, 0.5, N)
-        return np.column_stack([x, y, x + 0.5, y + 0.5])
-    if kind == "column":
-        b = _scene("line", seed)
-        return b[:, [1, 0, 3, 2]]
-    if kind == "clustered":
-        return make_scene("clustered", N, seed=seed, world=scale_to(N))
-    if kind == "duplicates":  # every box repeated four times
-        base = make_scene("random", N // 4, seed=seed, world=scale_to(N))
-        return np.repeat(base, 4, axis=0)
-    if kind == "giants":
-        return make_scene("mixed_sizes", N, seed=seed, world=scale_to(N))
-    raise ValueError(kind)
 
 
 def _cost(name: str, boxes: np.ndarray) -> tuple[float, float]:
@@ -62,10 +41,10 @@ def test_skewed_scenes_cost_about_what_the_uniform_scene_costs(name):
         pytest.skip("not yet checked on skewed scenes")
     if name in ("brute_force", "naive_quadtree"):
         pytest.skip("O(n^2) or Python objects by design: the lesson shows it")
-    base_bytes, base_time = _cost(name, _scene("uniform"))
+    base_bytes, base_time = _cost(name, skewed_scene("uniform", N))
     report = []
-    for kind in ("line", "column", "clustered", "duplicates", "giants"):
-        b, t = _cost(name, _scene(kind))
+    for kind in SKEWED_SCENES:
+        b, t = _cost(name, skewed_scene(kind, N))
         report.append(f"{kind}: {b / base_bytes:.2f}x bytes, {t / base_time:.2f}x time per (box + pair)")
         assert b <= BYTES_FACTOR * base_bytes, "; ".join(report)
         assert t <= TIME_FACTOR * base_time, "; ".join(report)

@@ -456,8 +456,9 @@ class CountingSortGrid(FixedGrid):
     cell_size : float, optional
         Side of a cell in world units (> 0). Default: the world's longer side
         / 64; ``from_boxes`` uses :meth:`suggested_cell_size` (1.5 typical
-        box sizes). Boxes more than about one cell wide or tall are giants
-        (kept apart, searched like queries).
+        box sizes). Boxes covering more than two columns or two rows (roughly:
+        wider or taller than a cell) are giants (kept apart, searched like
+        queries; giant against giant by a sweep along x).
     max_cells : int
         Refuse (``ValueError``) grids with more cells than this.
     parallel : bool
@@ -491,7 +492,7 @@ class CountingSortGrid(FixedGrid):
     first query or ``pairs()`` after a change rebuilds in O(n + cells); a
     query then costs O(cells in the box grown by one cell + elements there);
     ``pairs()`` O(n x neighbours) plus O(giants x their cells) and a
-    sweep over the giants. Memory: 4 bytes per cell plus 48 bytes per slot,
+    sweep over the giants. Memory: 4 bytes per cell, 44 bytes per slot and 8 per giant,
     besides the shared element table. Sources: [Green2008], [Ericson2005],
     [SO-quadtree].
 
