@@ -58,8 +58,9 @@ def compact_vs_peers():
         Line("compact memory_bytes() per element",
              f"{mem:.1f} B (element table {table:.1f} B, nodes {qt.nodes.nbytes / N:.1f} B, "
              f"element nodes {qt.enodes.nbytes / N:.1f} B, marks {qt._seen.nbytes / N:.1f} B)", "< 64 B", mem < 64),
-        Line("  same with the defaults (capacity 8, max_depth 8)",
-             f"{mem_default:.1f} B ({default.enode_meta[0] / N:.2f} element nodes per element)", "information", True),
+        Line(f"Quadtree with its defaults (capacity {default.capacity}, max_depth {default.max_depth}): memory_bytes() "
+             "per element", f"{mem_default:.1f} B ({default.enode_meta[0] / N:.2f} element nodes per element)",
+             "<= 64 B", mem_default <= 64),
         Line("naive footprint (tracemalloc) vs compact",
              f"{naive_bytes / N:,.0f} B vs {mem:.1f} B per element ({naive_bytes / N / mem:.1f}x)", ">= 5x less",
              naive_bytes / N / mem >= 5),
