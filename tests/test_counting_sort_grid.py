@@ -19,7 +19,7 @@ from grid_invariants import check_counting_sort_grid as check_packed
 from loose_helpers import run_sequence
 from lessons_lib import SCENES, CountingSortGrid, UniformGrid, brute_force_pairs, make_scene
 from lessons_lib.core.jit import set_threads, threads
-from lessons_lib.structures.counting_sort_grid import pairs_in_bands
+from lessons_lib.structures.counting_sort_grid import band_rows, pairs_in_bands
 
 
 @pytest.mark.parametrize("scene", SCENES)
@@ -150,3 +150,21 @@ def test_memory_counts_every_array():
     own = (g.start.nbytes + g.order.nbytes + g.sorted_boxes.nbytes + g.sorted_cell.nbytes + g.cell_key.nbytes
            + g.giants.nbytes)
     assert g.memory_bytes() == g.elements.nbytes() + own
+
+
+def test_bands_hold_about_equal_numbers_of_elements_on_a_thin_horizontal_strip():
+    rng = np.random.default_rng(11)
+    x = rng.uniform(0, 2000, 6000)
+    y = rng.normal(1000, 10, 6000)  # a strip a few rows tall in a world 2000 units tall
+    boxes = np.column_stack([x, y, x + 3, y + 3])
+    g = CountingSortGrid.from_boxes(boxes, world=[0, 0, 2000, 2000])
+    g.rebuild()
+    for n_bands in (1, 2, 8, g.rows + 5):
+        bounds = band_rows(g.geom, g.start, n_bands)
+        assert bounds[0] == 0 and bounds[-1] == g.rows and (np.diff(bounds) >= 0).all()
+        filed = g.start[bounds * g.cols]
+        per_band = np.diff(filed)
+        if n_bands <= 8:  # a cut lands on a row boundary: each band within one row of its share
+            assert per_band.max() <= filed[-1] / n_bands + g.occupancy().sum(axis=1).max()
+        got, _ = pairs_in_bands(g.geom, g.start, g.order, g.sorted_boxes, g.sorted_cell, n_bands, 16, n_bands > 1)
+        assert sorted(map(tuple, np.sort(got, axis=1).tolist())) == sorted(map(tuple, brute_force_pairs(boxes).tolist()))

@@ -79,7 +79,7 @@ from ..geometry import boxes_overlap
 from .grid_cells import XMAX, XMIN, YMAX, YMIN, append_id, box_cells, cell_span
 from .uniform_grid import DEFAULT_MAX_CELLS, FixedGrid, suggest_cell_size, typical_box_size
 
-__all__ = ["CountingSortGrid", "sort_into_cells", "band_pairs", "pairs_in_bands", "giant_pairs", "query_cells"]
+__all__ = ["CountingSortGrid", "sort_into_cells", "band_rows", "band_pairs", "pairs_in_bands", "giant_pairs", "query_cells"]
 
 #: ``cell_key`` of a giant and of a free slot.
 GIANT, FREE_SLOT = -1, -2
@@ -298,21 +298,40 @@ def band_pairs(geom, start, order, sorted_boxes, sorted_cell, r_lo, r_hi, out):
     return k, tests
 
 
+@njit
+def band_rows(geom, start, n_bands):
+    """Where each band of rows begins: ``(n_bands + 1,)`` int64, band ``b`` is rows ``[bounds[b], bounds[b + 1])``.
+
+    The cuts fall where the filed elements reach ``b / n_bands`` of their
+    number (``start`` at the first cell of a row counts the elements below
+    it), so the bands hold about equal numbers of elements even when the
+    scene is a thin horizontal strip; a band may be empty.
+    """
+    cols, rows = geom[3], geom[4]
+    total = start[rows * cols]
+    bounds = np.empty(n_bands + 1, dtype=np.int64)
+    bounds[0] = 0
+    bounds[n_bands] = rows
+    r = 0
+    for b in range(1, n_bands):
+        target = total * b // n_bands
+        while r < rows and start[r * cols] < target:  # rows are scanned once over all the cuts
+            r += 1
+        bounds[b] = r
+    return bounds
+
+
 @njit(parallel=True)
-def _bands_parallel(geom, start, order, sorted_boxes, sorted_cell, n_bands, cap, out, found, tests):
-    rows = geom[4]
-    for b in prange(n_bands):
-        lo, hi = rows * b // n_bands, rows * (b + 1) // n_bands
-        found[b], tests[b] = band_pairs(geom, start, order, sorted_boxes, sorted_cell, lo, hi,
+def _bands_parallel(geom, start, order, sorted_boxes, sorted_cell, bounds, cap, out, found, tests):
+    for b in prange(bounds.shape[0] - 1):
+        found[b], tests[b] = band_pairs(geom, start, order, sorted_boxes, sorted_cell, bounds[b], bounds[b + 1],
                                         out[b * cap:(b + 1) * cap])
 
 
 @njit
-def _bands_serial(geom, start, order, sorted_boxes, sorted_cell, n_bands, cap, out, found, tests):
-    rows = geom[4]
-    for b in range(n_bands):
-        lo, hi = rows * b // n_bands, rows * (b + 1) // n_bands
-        found[b], tests[b] = band_pairs(geom, start, order, sorted_boxes, sorted_cell, lo, hi,
+def _bands_serial(geom, start, order, sorted_boxes, sorted_cell, bounds, cap, out, found, tests):
+    for b in range(bounds.shape[0] - 1):
+        found[b], tests[b] = band_pairs(geom, start, order, sorted_boxes, sorted_cell, bounds[b], bounds[b + 1],
                                         out[b * cap:(b + 1) * cap])
 
 
@@ -325,7 +344,7 @@ def _band_offsets(found):
 
 
 @njit(inline="always")
-def _join_band(geom, start, order, sorted_boxes, sorted_cell, n_bands, cap, out, found, offsets, joined, b):
+def _join_band(geom, start, order, sorted_boxes, sorted_cell, bounds, cap, out, found, offsets, joined, b):
     """Band ``b``'s pairs into ``joined`` at its offset: copied if they fitted its room, else searched again there."""
     m = found[b]
     k = offsets[b]
@@ -334,46 +353,48 @@ def _join_band(geom, start, order, sorted_boxes, sorted_cell, n_bands, cap, out,
             joined[k + t, 0] = out[b * cap + t, 0]
             joined[k + t, 1] = out[b * cap + t, 1]
     else:  # the band found more pairs than its room: search it again, straight into place
-        rows = geom[4]
-        lo, hi = rows * b // n_bands, rows * (b + 1) // n_bands
-        band_pairs(geom, start, order, sorted_boxes, sorted_cell, lo, hi, joined[k:k + m])
+        band_pairs(geom, start, order, sorted_boxes, sorted_cell, bounds[b], bounds[b + 1], joined[k:k + m])
 
 
 @njit(parallel=True)
-def _join_parallel(geom, start, order, sorted_boxes, sorted_cell, n_bands, cap, out, found):
+def _join_parallel(geom, start, order, sorted_boxes, sorted_cell, bounds, cap, out, found):
     offsets = _band_offsets(found)
+    n_bands = bounds.shape[0] - 1
     joined = np.empty((offsets[n_bands], 2), dtype=out.dtype)
     for b in prange(n_bands):
-        _join_band(geom, start, order, sorted_boxes, sorted_cell, n_bands, cap, out, found, offsets, joined, b)
+        _join_band(geom, start, order, sorted_boxes, sorted_cell, bounds, cap, out, found, offsets, joined, b)
     return joined
 
 
 @njit
-def _join_serial(geom, start, order, sorted_boxes, sorted_cell, n_bands, cap, out, found):
+def _join_serial(geom, start, order, sorted_boxes, sorted_cell, bounds, cap, out, found):
     offsets = _band_offsets(found)
+    n_bands = bounds.shape[0] - 1
     joined = np.empty((offsets[n_bands], 2), dtype=out.dtype)
     for b in range(n_bands):
-        _join_band(geom, start, order, sorted_boxes, sorted_cell, n_bands, cap, out, found, offsets, joined, b)
+        _join_band(geom, start, order, sorted_boxes, sorted_cell, bounds, cap, out, found, offsets, joined, b)
     return joined
 
 
 def pairs_in_bands(geom, start, order, sorted_boxes, sorted_cell, n_bands: int, cap: int, parallel: bool = True):
     """All pairs among the filed elements: ``(pairs, tests)``, ``pairs`` a ``(k, 2)`` int32 array of slots.
 
-    The rows are cut into ``n_bands`` bands, searched in parallel when
-    ``parallel`` (else one after the other) into ``cap`` rows of output each;
-    then each band's pairs move to their place in the answer (a band that ran
-    out of room is searched again, straight into its place). Bands are joined
-    in order, so the result does not depend on the threads.
+    The rows are cut into ``n_bands`` bands holding about equal numbers of
+    elements (:func:`band_rows`), searched in parallel when ``parallel`` (else
+    one after the other) into ``cap`` rows of output each; then each band's
+    pairs move to their place in the answer (a band that ran out of room is
+    searched again, straight into its place). Bands are joined in order, so
+    the result does not depend on the threads.
     """
+    bounds = band_rows(geom, start, n_bands)
     out = np.empty((n_bands * cap, 2), dtype=np.int32)
     found = np.zeros(n_bands, dtype=np.int64)
     tests = np.zeros(n_bands, dtype=np.int64)
     search, join = (_bands_parallel, _join_parallel) if parallel else (_bands_serial, _join_serial)
-    search(geom, start, order, sorted_boxes, sorted_cell, n_bands, cap, out, found, tests)
+    search(geom, start, order, sorted_boxes, sorted_cell, bounds, cap, out, found, tests)
     if n_bands == 1 and found[0] <= cap:  # one band that fitted: its part is the answer
         return out[:found[0]], int(tests[0])
-    return join(geom, start, order, sorted_boxes, sorted_cell, n_bands, cap, out, found), int(tests.sum())
+    return join(geom, start, order, sorted_boxes, sorted_cell, bounds, cap, out, found), int(tests.sum())
 
 
 # --------------------------------------------------------------------------
