@@ -14,7 +14,7 @@ Where an element goes
 ---------------------
 Each element is filed under one cell only: the cell of its lower-left corner
 ``(xmin, ymin)``. That is enough when the element spans at most two columns and
-two rows of cells (it is at most one cell wide and tall): if two such boxes
+two rows of cells (a box at most one cell wide and tall always does): if two such boxes
 ``a`` and ``b`` overlap, with ``col(a) <= col(b)``, then
 ``col(b) = col(b.xmin) <= col(a.xmax) <= col(a) + 1`` (the clamped cell map is
 monotone: see :mod:`~lessons_lib.structures.grid_cells`), and the same holds
@@ -477,8 +477,8 @@ class CountingSortGrid(FixedGrid):
     cell_size : float, optional
         Side of a cell in world units (> 0). Default: the world's longer side
         / 64; ``from_boxes`` uses :meth:`suggested_cell_size` (1.5 typical
-        box sizes). Boxes covering more than two columns or two rows (roughly:
-        wider or taller than a cell) are giants (kept apart, searched like
+        box sizes). Boxes covering more than two columns or two rows (a box
+        wider or taller than a cell may) are giants (kept apart, searched like
         queries; giant against giant by a sweep along x).
     max_cells : int
         Refuse (``ValueError``) grids with more cells than this.
