@@ -149,21 +149,27 @@ class BroadPhase(abc.ABC):
         boxes : array_like, shape (n, 4)
             Closed AABBs ``[xmin, ymin, xmax, ymax]``.
         **params
-            Keyword parameters of the structure. ``world=None`` (the default)
-            is replaced by the bounding box of ``boxes``.
+            Keyword parameters of the structure. Those left at ``None`` that
+            can be read off the boxes are, as the class notes say: the world
+            (by default the bounding box of ``boxes``), a grid's cell size, ...
 
         Raises
         ------
         ValueError
             Bad boxes (the message names the row) or parameters.
         """
-        b = as_boxes(boxes)
-        if params.get("world") is None:
-            params["world"] = world_for(b)
+        b = as_boxes(boxes)  # checked once here; the hook below gets the checked array
+        cls._params_from_boxes(b, params)
         bp = cls(**params)
         slots = bp.elements.add_many(None, b)  # ids 0 .. n-1, equal to the slots of a new table
         bp._build(slots)
         return bp
+
+    @classmethod
+    def _params_from_boxes(cls, boxes: np.ndarray, params: dict) -> None:
+        """Fill, in ``params``, what ``from_boxes`` reads off the validated ``boxes``: here ``world=None``."""
+        if params.get("world") is None:
+            params["world"] = world_for(boxes)
 
     # -- the interface ----------------------------------------------------
     def insert(self, id, box) -> None:

@@ -52,6 +52,7 @@ __all__ = [
     "frame_budget_lines",
     "covering_box",
     "plural",
+    "and_list",
     "region_label",
     "set_world",
     "style_world_axes",
@@ -167,6 +168,16 @@ def _as_regions(obj) -> tuple[np.ndarray, np.ndarray]:
 def plural(k: int, word: str, words: str | None = None) -> str:
     """``"1 box"``, ``"3 boxes"``."""
     return f"{k} {word}" if k == 1 else f"{k} {words or word + 's'}"
+
+
+def and_list(items, *, code: bool = False) -> str:
+    """``"a"``, ``"a and b"``, ``"a, b and c"`` (each item in backticks with ``code=True``); ``""`` for none.
+
+    >>> and_list([1_000, 5_000]), and_list(["quadtree", "kdtree", "rtree"], code=True)
+    ('1000 and 5000', '`quadtree`, `kdtree` and `rtree`')
+    """
+    items = [f"`{x}`" if code else str(x) for x in items]
+    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
 
 
 # --------------------------------------------------------------------------

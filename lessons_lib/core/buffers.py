@@ -11,7 +11,7 @@ import numpy as np
 
 from .jit import njit
 
-__all__ = ["grow"]
+__all__ = ["grow", "append_pairs"]
 
 
 @njit
@@ -24,3 +24,18 @@ def grow(buf, used, need=0):
     grown = np.empty((cap,) + buf.shape[1:], dtype=buf.dtype)
     grown[:used] = buf[:used]
     return grown
+
+
+@njit(inline="always")
+def append_pairs(out, k, a, partners, m):
+    """Rows ``(a, partners[t])`` for ``t < m`` written to the ``(rows, 2)`` buffer ``out`` from row ``k``.
+
+    ``out`` grows first if the rows do not fit. Returns ``(out, k + m)``.
+    """
+    if k + m > out.shape[0]:
+        out = grow(out, k, k + m)
+    for t in range(m):
+        out[k, 0] = a
+        out[k, 1] = partners[t]
+        k += 1
+    return out, k

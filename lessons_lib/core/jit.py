@@ -27,8 +27,9 @@ fair setting for comparing against single-threaded code. With
 from __future__ import annotations
 
 import os
+import types
 
-__all__ = ["JIT_ENABLED", "njit", "prange", "threads", "set_threads", "jit_status"]
+__all__ = ["JIT_ENABLED", "njit", "njit_parallel_and_serial", "prange", "threads", "set_threads", "jit_status"]
 
 _requested = os.environ.get("LESSONS_JIT", "1").strip().lower() not in {"0", "false", "no", "off"}
 
@@ -63,6 +64,24 @@ def njit(func=None, **options):
     if func is None:
         return wrap
     return wrap(func)
+
+
+def njit_parallel_and_serial(func):
+    """``(parallel, serial)``: ``func`` compiled with its :data:`prange` loops shared among the threads, and without.
+
+    One source for both: numba runs a ``prange`` loop as a plain ``range`` when
+    a kernel is compiled without ``parallel=True``. The serial one is for a
+    caller that must not start threads (one thread wanted, or a call from a
+    thread other than the main one). It is compiled from a copy of ``func``
+    under its own name, so that numba's on-disk cache keeps the two apart.
+    With ``LESSONS_JIT=0`` both are ``func`` itself.
+    """
+    if not JIT_ENABLED:
+        return func, func
+    copy = types.FunctionType(func.__code__, func.__globals__, func.__name__, func.__defaults__, func.__closure__)
+    copy.__qualname__ = func.__qualname__ + "_serial"
+    copy.__doc__ = func.__doc__
+    return njit(parallel=True)(func), njit(copy)
 
 
 #: numba's parallel range when kernels are compiled, else the built-in ``range``.

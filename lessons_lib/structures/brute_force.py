@@ -17,7 +17,7 @@ import numpy as np
 
 from ..base import BroadPhase, register
 from ..core.boxes import overlaps
-from ..core.buffers import grow
+from ..core.buffers import append_pairs
 from ..core.jit import njit
 from ..geometry import as_boxes, as_points, boxes_overlap
 
@@ -129,12 +129,7 @@ def all_pairs_kernel(x0, y0, x1, y1):
         for j in range(i + 1, n):
             row[found] = j
             found += overlaps(ax0, ay0, ax1, ay1, x0[j], y0[j], x1[j], y1[j])
-        if k + found > out.shape[0]:
-            out = grow(out, k, k + found)
-        for t in range(found):
-            out[k, 0] = i
-            out[k, 1] = row[t]
-            k += 1
+        out, k = append_pairs(out, k, i, row, found)
     return out[:k].copy()
 
 

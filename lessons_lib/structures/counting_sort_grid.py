@@ -72,12 +72,12 @@ import numpy as np
 
 from ..base import register
 from ..core.boxes import overlaps, row_overlaps
-from ..core.buffers import grow
-from ..core.jit import njit, prange, threads
+from ..core.buffers import append_pairs, grow
+from ..core.jit import njit, njit_parallel_and_serial, prange, threads
 from ..core.params import check_flag
 from ..geometry import boxes_overlap
 from .grid_cells import XMAX, XMIN, YMAX, YMIN, append_id, box_cells, cell_span
-from .uniform_grid import DEFAULT_MAX_CELLS, FixedGrid, suggest_cell_size, typical_box_size
+from .uniform_grid import DEFAULT_MAX_CELLS, FixedGrid, cell_size_for, typical_box_size
 
 __all__ = ["CountingSortGrid", "sort_into_cells", "band_rows", "band_pairs", "pairs_in_bands", "giant_pairs", "query_cells"]
 
@@ -105,8 +105,7 @@ def _cell_key(geom, boxes, alive, s):
     return r0 * geom[3] + c0
 
 
-@njit(parallel=True)
-def _keys_parallel(geom, boxes, alive, n_slots, cell_key):
+def _keys(geom, boxes, alive, n_slots, cell_key):
     n_giants = 0
     for s in prange(n_slots):
         cell_key[s] = _cell_key(geom, boxes, alive, s)
@@ -114,13 +113,7 @@ def _keys_parallel(geom, boxes, alive, n_slots, cell_key):
     return n_giants
 
 
-@njit
-def _keys_serial(geom, boxes, alive, n_slots, cell_key):
-    n_giants = 0
-    for s in range(n_slots):
-        cell_key[s] = _cell_key(geom, boxes, alive, s)
-        n_giants += cell_key[s] == GIANT
-    return n_giants
+_keys_parallel, _keys_serial = njit_parallel_and_serial(_keys)
 
 
 @njit(inline="always")
@@ -160,8 +153,7 @@ def _place_band(geom, n_bands, b, offset, n_slots, cell_key, start, order, sorte
             sorted_cell[w] = c
 
 
-@njit(parallel=True)
-def _file_parallel(geom, n_bands, n_slots, cell_key, start, order, sorted_cell):
+def _file(geom, n_bands, n_slots, cell_key, start, order, sorted_cell):
     totals = np.zeros(n_bands + 1, dtype=np.int64)
     for b in prange(n_bands):
         totals[b + 1] = _count_band(geom, n_bands, b, n_slots, cell_key, start)
@@ -172,32 +164,17 @@ def _file_parallel(geom, n_bands, n_slots, cell_key, start, order, sorted_cell):
     start[geom[3] * geom[4]] = totals[n_bands]
 
 
-@njit
-def _file_serial(geom, n_bands, n_slots, cell_key, start, order, sorted_cell):
-    totals = np.zeros(n_bands + 1, dtype=np.int64)
-    for b in range(n_bands):
-        totals[b + 1] = _count_band(geom, n_bands, b, n_slots, cell_key, start)
-    for b in range(n_bands):
-        totals[b + 1] += totals[b]
-    for b in range(n_bands):
-        _place_band(geom, n_bands, b, totals[b], n_slots, cell_key, start, order, sorted_cell)
-    start[geom[3] * geom[4]] = totals[n_bands]
+_file_parallel, _file_serial = njit_parallel_and_serial(_file)
 
 
-@njit(parallel=True)
-def _gather_parallel(boxes, order, m, sorted_boxes):
+def _gather(boxes, order, m, sorted_boxes):
     for w in prange(m):
         s = order[w]
         for t in range(4):
             sorted_boxes[w, t] = boxes[s, t]
 
 
-@njit
-def _gather_serial(boxes, order, m, sorted_boxes):
-    for w in range(m):
-        s = order[w]
-        for t in range(4):
-            sorted_boxes[w, t] = boxes[s, t]
+_gather_parallel, _gather_serial = njit_parallel_and_serial(_gather)
 
 
 @njit
@@ -321,18 +298,13 @@ def band_rows(geom, start, n_bands):
     return bounds
 
 
-@njit(parallel=True)
-def _bands_parallel(geom, start, order, sorted_boxes, sorted_cell, bounds, cap, out, found, tests):
+def _bands(geom, start, order, sorted_boxes, sorted_cell, bounds, cap, out, found, tests):
     for b in prange(bounds.shape[0] - 1):
         found[b], tests[b] = band_pairs(geom, start, order, sorted_boxes, sorted_cell, bounds[b], bounds[b + 1],
                                         out[b * cap:(b + 1) * cap])
 
 
-@njit
-def _bands_serial(geom, start, order, sorted_boxes, sorted_cell, bounds, cap, out, found, tests):
-    for b in range(bounds.shape[0] - 1):
-        found[b], tests[b] = band_pairs(geom, start, order, sorted_boxes, sorted_cell, bounds[b], bounds[b + 1],
-                                        out[b * cap:(b + 1) * cap])
+_bands_parallel, _bands_serial = njit_parallel_and_serial(_bands)
 
 
 @njit
@@ -356,8 +328,7 @@ def _join_band(geom, start, order, sorted_boxes, sorted_cell, bounds, cap, out, 
         band_pairs(geom, start, order, sorted_boxes, sorted_cell, bounds[b], bounds[b + 1], joined[k:k + m])
 
 
-@njit(parallel=True)
-def _join_parallel(geom, start, order, sorted_boxes, sorted_cell, bounds, cap, out, found):
+def _join(geom, start, order, sorted_boxes, sorted_cell, bounds, cap, out, found):
     offsets = _band_offsets(found)
     n_bands = bounds.shape[0] - 1
     joined = np.empty((offsets[n_bands], 2), dtype=out.dtype)
@@ -366,14 +337,7 @@ def _join_parallel(geom, start, order, sorted_boxes, sorted_cell, bounds, cap, o
     return joined
 
 
-@njit
-def _join_serial(geom, start, order, sorted_boxes, sorted_cell, bounds, cap, out, found):
-    offsets = _band_offsets(found)
-    n_bands = bounds.shape[0] - 1
-    joined = np.empty((offsets[n_bands], 2), dtype=out.dtype)
-    for b in range(n_bands):
-        _join_band(geom, start, order, sorted_boxes, sorted_cell, bounds, cap, out, found, offsets, joined, b)
-    return joined
+_join_parallel, _join_serial = njit_parallel_and_serial(_join)
 
 
 def pairs_in_bands(geom, start, order, sorted_boxes, sorted_cell, n_bands: int, cap: int, parallel: bool = True):
@@ -437,12 +401,7 @@ def giant_pairs(geom, boxes, giants, start, order, sorted_boxes):
         hits, m, _, scanned = query_cells(geom, start, order, sorted_boxes, boxes[g, XMIN], boxes[g, YMIN],
                                           boxes[g, XMAX], boxes[g, YMAX], hits, 0)
         tests += scanned
-        if k + m > out.shape[0]:
-            out = grow(out, k, k + m)
-        for j in range(m):
-            out[k, 0] = g
-            out[k, 1] = hits[j]
-            k += 1
+        out, k = append_pairs(out, k, g, hits, m)
     by_x = giants[np.argsort(boxes[giants, XMIN], kind="mergesort")] if giants.shape[0] > 1 else giants
     for a in range(by_x.shape[0]):  # sweep: b's xmin is past a's xmax -> no later b meets a
         ga = by_x[a]
@@ -472,7 +431,7 @@ class CountingSortGrid(FixedGrid):
     ----------
     world : array_like, shape (4,), optional
         ``[xmin, ymin, xmax, ymax]`` the grid covers (default the article's
-        800 x 600; ``from_boxes`` uses the boxes' square bounding world).
+        800 x 600; ``from_boxes`` uses the boxes' bounding box).
         Boxes outside it land in the border cells: still found, only slower.
     cell_size : float, optional
         Side of a cell in world units (> 0). Default: the world's longer side
@@ -560,9 +519,8 @@ class CountingSortGrid(FixedGrid):
         median of 100,000 boxes costs about a third of this grid's whole build).
         """
         sample = boxes[::max(1, len(boxes) // SIZE_SAMPLE)]
-        return suggest_cell_size(boxes, params["world"], factor=CELL_FACTOR,
-                                 max_cells=params.get("max_cells", DEFAULT_MAX_CELLS),
-                                 typical=typical_box_size(sample, params["world"]))
+        return cell_size_for(len(boxes), params["world"], typical_box_size(sample, params["world"]), factor=CELL_FACTOR,
+                             max_cells=params.get("max_cells", DEFAULT_MAX_CELLS))
 
     # -- the rebuild --------------------------------------------------------
     def rebuild(self) -> None:

@@ -134,7 +134,7 @@ from .grid_cells import (FREE, USED, XMAX, XMIN, YMAX, YMIN, cell_counts, cell_o
                          grown_pool, new_lists, pool_full, pool_push, pool_unlink)
 from .loose_bounds import EMPTY_RECT, f32_down, f32_up, grow_rect, set_empty, widen_rect
 from .slot_lists import grown_slots, scan_slot_list, unlink_slot
-from .uniform_grid import DEFAULT_MAX_CELLS, FixedGrid, suggest_cell_size
+from .uniform_grid import DEFAULT_MAX_CELLS, FixedGrid, cell_size_for, typical_box_size
 
 __all__ = ["LooseTightGrid", "DEFAULT_TIGHT_FACTOR", "LOOSE_CELL_FACTOR", "is_near", "pairs_core"]
 
@@ -825,8 +825,9 @@ class LooseTightGrid(FixedGrid):
         size; on ``random`` 3 times is about 15 % faster than 4 (not needed
         for the lesson's goals; 4 keeps the loose grid small).
         """
-        return suggest_cell_size(boxes, params["world"], factor=LOOSE_CELL_FACTOR,
-                                 max_cells=params.get("max_cells", DEFAULT_MAX_CELLS))
+        w = params["world"]
+        return cell_size_for(len(boxes), w, typical_box_size(boxes, w), factor=LOOSE_CELL_FACTOR,
+                             max_cells=params.get("max_cells", DEFAULT_MAX_CELLS))
 
     @property
     def tight_cell_size(self) -> float:

@@ -74,7 +74,7 @@ from ..core.params import check_number, check_optional
 from ..geometry import as_boxes
 from .grid_cells import XMAX, XMIN, YMAX, YMIN, cell_counts, cell_of_centre, cell_span
 from .slot_lists import grown_slots, scan_slot_list, unlink_slot
-from .uniform_grid import DEFAULT_MAX_CELLS, FixedGrid, cells_across, suggest_cell_size
+from .uniform_grid import DEFAULT_MAX_CELLS, FixedGrid, cells_across
 
 __all__ = ["PointGrid", "half_sizes"]
 
@@ -417,7 +417,7 @@ class PointGrid(FixedGrid):
     @classmethod
     def suggested_cell_size(cls, boxes, params) -> float:
         """Twice the typical box size; with a fixed ``half_size`` at least ``2 * half_size`` (a hair over)."""
-        size = suggest_cell_size(boxes, params["world"], max_cells=params.get("max_cells", DEFAULT_MAX_CELLS))
+        size = FixedGrid.suggested_cell_size(boxes, params)
         h = check_optional(check_number, "half_size", params.get("half_size"), 0.0, math.inf, unit="world units")
         if h is None or len(boxes) == 0:
             return size

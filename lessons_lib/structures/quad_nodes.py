@@ -49,7 +49,6 @@ import numpy as np
 
 from ..core.freelist import FREE_MARK, USED, fl_holes
 from ..core.jit import njit
-from ..geometry import as_boxes
 from .curves import morton_encode
 from .grid_cells import cell_of
 
@@ -153,16 +152,10 @@ class SquareWorldFromBoxes:
     """Mixin of the three quadtrees: ``from_boxes`` without a ``world`` uses :func:`square_world`."""
 
     @classmethod
-    def from_boxes(cls, boxes, **params):
-        """Build the tree holding ``boxes`` under ids ``0 .. n-1`` (see :meth:`BroadPhase.from_boxes`).
-
-        ``world=None`` (the default) is replaced by the boxes' bounding
-        *square* (:func:`square_world`), so that cells are square.
-        """
-        b = as_boxes(boxes)
+    def _params_from_boxes(cls, boxes, params):
+        """``world=None`` becomes the boxes' bounding *square* (:func:`square_world`), so that cells are square."""
         if params.get("world") is None:
-            params["world"] = square_world(b)
-        return super().from_boxes(b, **params)
+            params["world"] = square_world(boxes)
 
 
 class QuadNodes(SquareWorldFromBoxes):

@@ -59,7 +59,7 @@ from ..core.boxes import row_overlaps, rows_overlap
 from ..core.buffers import grow
 from ..core.jit import njit
 from ..core.params import check_choice, check_int
-from ..geometry import as_box, as_boxes
+from ..geometry import as_box
 from .grid_cells import (CELL_LIMIT, MIN_CELL_SIZE, USED, XMAX, XMIN, YMAX, YMIN, append_id, cell_pairs, grid_world,
                          grown, grown_pool, new_lists, pool_full, pool_push, pool_unlink)
 from .uniform_grid import DEFAULT_CELL_FACTOR, DEFAULT_CELLS_ACROSS, cells_across, check_cell_size, typical_box_size
@@ -454,16 +454,15 @@ class SpatialHash(BroadPhase):
         self.last_pair_tests = self.last_key_compares = self.last_query_nodes = 0
 
     @classmethod
-    def from_boxes(cls, boxes, **params) -> "SpatialHash":
-        """Hash ``boxes`` under ids ``0 .. n-1``; default cell size and table size from the boxes."""
-        b = as_boxes(boxes)
+    def _params_from_boxes(cls, boxes, params):
+        """``from_boxes``: the world, the cell size and the table size from the boxes (see the parameters)."""
         if params.get("world") is None:
-            params["world"] = grid_world(b)
+            params["world"] = grid_world(boxes)
         if params.get("cell_size") is None:
-            params["cell_size"] = min(max(DEFAULT_CELL_FACTOR * typical_box_size(b), MIN_CELL_SIZE), sys.float_info.max)
+            params["cell_size"] = min(max(DEFAULT_CELL_FACTOR * typical_box_size(boxes), MIN_CELL_SIZE),
+                                      sys.float_info.max)
         if params.get("table_size") is None:
-            params["table_size"] = max(64, 1 << max(0, 2 * len(b) - 1).bit_length())
-        return super().from_boxes(b, **params)
+            params["table_size"] = max(64, 1 << max(0, 2 * len(boxes) - 1).bit_length())
 
     @property
     def lists(self):

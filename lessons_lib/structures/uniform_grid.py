@@ -59,6 +59,7 @@ __all__ = [
     "FixedGrid",
     "UniformGrid",
     "suggest_cell_size",
+    "cell_size_for",
     "typical_box_size",
     "grid_shape",
     "check_cell_size",
@@ -273,7 +274,7 @@ def typical_box_size(boxes: np.ndarray, world=None) -> float:
 
 
 def suggest_cell_size(boxes, world=None, *, factor: float = DEFAULT_CELL_FACTOR,
-                      max_cells: int = DEFAULT_MAX_CELLS, typical: float | None = None) -> float:
+                      max_cells: int = DEFAULT_MAX_CELLS) -> float:
     """A cell size for ``boxes``: the typical box size times ``factor`` (default 2).
 
     Parameters
@@ -286,9 +287,6 @@ def suggest_cell_size(boxes, world=None, *, factor: float = DEFAULT_CELL_FACTOR,
         Multiplier of the typical size (> 0). Lesson 02 measures the trade-off.
     max_cells : int
         Upper bound on the resulting number of cells.
-    typical : float, optional
-        The typical box size when the caller has it already (default:
-        :func:`typical_box_size` of ``boxes``).
 
     Returns
     -------
@@ -317,12 +315,23 @@ def suggest_cell_size(boxes, world=None, *, factor: float = DEFAULT_CELL_FACTOR,
     """
     b = as_boxes(boxes)
     w = grid_world(b) if world is None else as_box(world, name="world")
+    return cell_size_for(len(b), w, typical_box_size(b, w), factor=factor, max_cells=max_cells)
+
+
+def cell_size_for(n: int, world, typical: float, *, factor: float = DEFAULT_CELL_FACTOR,
+                  max_cells: int = DEFAULT_MAX_CELLS) -> float:
+    """:func:`suggest_cell_size` from its parts: ``n`` boxes of ``typical`` size in the checked ``world``.
+
+    ``factor * typical``, enlarged until the grid has at most
+    ``min(max_cells, max(1024, 4 n))`` cells; ``ValueError`` for a
+    non-positive ``factor`` or ``typical`` or a bad ``max_cells``. For callers
+    that have validated the boxes and know their typical size already.
+    """
+    w = world
     factor = check_positive("factor", factor, unit="box sizes")
     max_cells = check_int("max_cells", max_cells, 1)
-    if typical is None:
-        typical = typical_box_size(b, w)
     size = max(min(factor * check_positive("typical", typical, unit="world units"), _BIG), MIN_CELL_SIZE)
-    budget = min(max_cells, max(1024, 4 * len(b)))
+    budget = min(max_cells, max(1024, 4 * n))
 
     def cells(count):  # ceil(count), at least 1, without overflow
         return math.ceil(count) if count < 2.0**62 else math.inf
@@ -364,24 +373,20 @@ class FixedGrid(BroadPhase):
         self.last_query_cells = 0
 
     @classmethod
-    def from_boxes(cls, boxes, **params) -> "FixedGrid":
-        """Build a grid holding ``boxes`` under ids ``0 .. n-1`` (one bulk load).
-
-        ``world=None`` (the default) takes the boxes' bounding box (never
-        flat); ``cell_size=None`` takes :meth:`suggested_cell_size` of the
-        boxes. Other parameters and errors as :meth:`BroadPhase.from_boxes`.
-        """
-        b = as_boxes(boxes)
+    def _params_from_boxes(cls, boxes, params):
+        """``from_boxes``: ``world=None`` takes the boxes' bounding box (never flat), ``cell_size=None``
+        :meth:`suggested_cell_size` of the boxes."""
         if params.get("world") is None:
-            params["world"] = grid_world(b)
+            params["world"] = grid_world(boxes)
         if params.get("cell_size") is None:
-            params["cell_size"] = cls.suggested_cell_size(b, params)
-        return super().from_boxes(b, **params)
+            params["cell_size"] = cls.suggested_cell_size(boxes, params)
 
     @classmethod
     def suggested_cell_size(cls, boxes: np.ndarray, params: dict) -> float:
-        """The cell size ``from_boxes`` uses for validated ``boxes``: :func:`suggest_cell_size` (twice their typical size)."""
-        return suggest_cell_size(boxes, params["world"], max_cells=params.get("max_cells", DEFAULT_MAX_CELLS))
+        """The cell size ``from_boxes`` uses for validated ``boxes``: twice their typical size (:func:`cell_size_for`)."""
+        w = params["world"]
+        return cell_size_for(len(boxes), w, typical_box_size(boxes, w),
+                             max_cells=params.get("max_cells", DEFAULT_MAX_CELLS))
 
     def cell_range(self, box) -> tuple[int, int, int, int]:
         """``(col0, row0, col1, row1)``: the inclusive cell range a box covers (clamped)."""
