@@ -31,7 +31,7 @@ from typing import ClassVar
 import numpy as np
 
 from .core.elements import ElementTable, exchange_boxes
-from .geometry import ARTICLE_WORLD, as_box, as_boxes
+from .geometry import ARTICLE_WORLD, as_box, as_boxes, box_extent
 from .core.pair_order import canonical_pairs, normalize_pairs
 
 __all__ = ["BroadPhase", "STRUCTURES", "register", "resolve_structure", "normalize_pairs", "world_for"]
@@ -88,7 +88,7 @@ def world_for(boxes: np.ndarray) -> np.ndarray:
     """
     if len(boxes) == 0:
         return ARTICLE_WORLD.copy()
-    w = np.array([boxes[:, 0].min(), boxes[:, 1].min(), boxes[:, 2].max(), boxes[:, 3].max()])
+    w = box_extent(boxes)
     for lo, hi in ((0, 2), (1, 3)):
         if 0.5 * w[hi] - 0.5 * w[lo] < 0.5:  # halves first: no overflow across the whole float range
             mid = 0.5 * w[lo] + 0.5 * w[hi]

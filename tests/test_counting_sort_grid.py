@@ -105,7 +105,7 @@ def test_same_answer_on_one_thread_every_thread_and_without_the_parallel_search(
     g.rebuild()
     raw = {}
     for parallel, bands in ((False, 1), (False, 7), (True, 8), (True, 3)):
-        raw[parallel, bands] = pairs_in_bands(g.geom, g.start, g.order, g.sorted_boxes, g.sorted_cell, bands, 64, parallel)
+        raw[parallel, bands] = pairs_in_bands(g.geom, g.start, g.order, g.sorted_boxes, bands, 64, parallel)
     first = raw[False, 1]
     for got in raw.values():  # identical rows in identical order, even when bands overflow their room
         np.testing.assert_array_equal(got[0], first[0])
@@ -147,7 +147,7 @@ def test_bad_parameters(kw, pattern):
 def test_memory_counts_every_array():
     g = CountingSortGrid.from_boxes(make_scene("random", 1000, seed=0))
     g.rebuild()
-    own = (g.start.nbytes + g.order.nbytes + g.sorted_boxes.nbytes + g.sorted_cell.nbytes + g.cell_key.nbytes
+    own = (g.start.nbytes + g.order.nbytes + g.sorted_boxes.nbytes + g.cell_key.nbytes
            + g.giants.nbytes)
     assert g.memory_bytes() == g.elements.nbytes() + own
 
@@ -166,5 +166,5 @@ def test_bands_hold_about_equal_numbers_of_elements_on_a_thin_horizontal_strip()
         per_band = np.diff(filed)
         if n_bands <= 8:  # a cut lands on a row boundary: each band within one row of its share
             assert per_band.max() <= filed[-1] / n_bands + g.occupancy().sum(axis=1).max()
-        got, _ = pairs_in_bands(g.geom, g.start, g.order, g.sorted_boxes, g.sorted_cell, n_bands, 16, n_bands > 1)
+        got, _ = pairs_in_bands(g.geom, g.start, g.order, g.sorted_boxes, n_bands, 16, n_bands > 1)
         assert sorted(map(tuple, np.sort(got, axis=1).tolist())) == sorted(map(tuple, brute_force_pairs(boxes).tolist()))

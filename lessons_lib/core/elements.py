@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import njit
+from .jit import njit, njit_parallel_and_serial, prange, use_threads
 
 __all__ = ["ElementTable", "exchange_boxes", "check_identity_slots"]
 
@@ -90,6 +90,21 @@ def exchange_boxes(table, slots, new, keep_old=True):
                 old[k, t] = table[s, t]
             table[s, t] = new[k, t]
     return old
+
+
+def _fill_slots(ids, boxes, alive, first, new_ids, new_boxes, identity):
+    for k in prange(new_boxes.shape[0]):
+        s = first + k
+        ids[s] = s if identity else new_ids[k]
+        alive[s] = True
+        for t in range(4):
+            boxes[s, t] = new_boxes[k, t]
+
+
+_fill_slots_parallel, _fill_slots_serial = njit_parallel_and_serial(_fill_slots)
+
+#: ``add_many`` fills the slots on every thread from this many elements (fresh memory is faulted in on both cores).
+PARALLEL_FILL = 50_000
 
 
 class ElementTable:
@@ -228,7 +243,7 @@ class ElementTable:
         """
         k = len(boxes) if ids is None else len(ids)
         fresh = np.arange(self._used, self._used + k, dtype=np.int64)
-        ids = fresh if ids is None else np.asarray(ids, dtype=np.int64)
+        ids = fresh if ids is None else np.ascontiguousarray(ids, dtype=np.int64)
         identity = self._map is None and (ids is fresh or np.array_equal(ids, fresh))
         if not identity:
             vals, counts = np.unique(ids, return_counts=True)
@@ -240,12 +255,11 @@ class ElementTable:
         if self._free:  # rare in bulk loads: reuse the holes one by one
             return np.array([self.add(int(i), b) for i, b in zip(ids.tolist(), boxes)], dtype=np.int64)
         self._grow(self._used + k)
-        rows = slice(self._used, self._used + k)  # the fresh slots are one run: slices, not fancy indexing
+        fill = _fill_slots_parallel if k >= PARALLEL_FILL and use_threads() else _fill_slots_serial
+        fill(self.ids, self.boxes, self.alive, self._used, ids, np.ascontiguousarray(boxes, dtype=np.float64),
+             identity)  # the fresh slots are one run
         self._used += k
         self._count += k
-        self.ids[rows] = ids
-        self.boxes[rows] = boxes
-        self.alive[rows] = True
         if not identity:
             if self._map is None:
                 self._build_map()

@@ -27,9 +27,11 @@ fair setting for comparing against single-threaded code. With
 from __future__ import annotations
 
 import os
+import threading
 import types
 
-__all__ = ["JIT_ENABLED", "njit", "njit_parallel_and_serial", "prange", "threads", "set_threads", "jit_status"]
+__all__ = ["JIT_ENABLED", "njit", "njit_parallel_and_serial", "prange", "threads", "set_threads", "use_threads",
+           "jit_status"]
 
 _requested = os.environ.get("LESSONS_JIT", "1").strip().lower() not in {"0", "false", "no", "off"}
 
@@ -112,6 +114,15 @@ def set_threads(n: int) -> int:
     if JIT_ENABLED:
         _numba.set_num_threads(n)
     return before
+
+
+def use_threads() -> bool:
+    """Should a kernel with a parallel twin run it now? More than one thread, and called from the main thread.
+
+    From any other thread (a Dask worker, say) the serial twin runs: numba's
+    pool of threads is started from, and driven by, the main thread.
+    """
+    return threads() > 1 and threading.current_thread() is threading.main_thread()
 
 
 def jit_status() -> str:

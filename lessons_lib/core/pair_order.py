@@ -1,16 +1,17 @@
 """Pairs in the library's canonical order: ``(id_a, id_b)`` with ``id_a < id_b``, rows sorted.
 
 Every structure finds pairs of *slots* in its own order; :meth:`BroadPhase.pairs`
-turns them into ids and sorts them here. A lexsort of ``k`` pairs costs
-O(k log k) (about 27 ms for the 171,000 pairs of 100,000 boxes, more than a
-grid's whole pair search), so :func:`canonical_pairs` ranks the ``n`` live ids
-once and sorts the pairs by a counting sort on the first rank and a short
-insertion sort of each element's few partners: O(n + k) (a partner list longer
-than 32, as in dense scenes, is sorted with ``np.sort`` instead). One kernel does the
-ranking lookups, the sort and the writing of the ids (no temporary ``(k, 2)``
-arrays), and when every id equals its slot (the common case, see
-:class:`~lessons_lib.core.elements.ElementTable`) the rank of a slot is the slot
-itself, so no rank table is built at all.
+turns them into ids and sorts them here. A lexsort of ``k`` pairs is slow (about
+27 ms for the 171,000 pairs of 100,000 boxes, more than a grid's whole pair
+search), so :func:`canonical_pairs` ranks the ``n`` live ids once and packs
+each pair into one 64-bit key, ``(smaller rank << 32) | larger rank``, whose
+numeric order is the order wanted; numpy's ``sort`` of one int64 array is fast
+(it uses the processor's vector instructions: about 0.2 ms for 63,000 keys
+here, and faster than the counting sort by first rank this module used before,
+at every size measured). One kernel checks the slots and packs the keys, one
+unpacks them into ranks and ids; when every id equals its slot (the common
+case, see :class:`~lessons_lib.core.elements.ElementTable`) the rank of a slot
+is the slot itself, so no rank table is built at all.
 """
 from __future__ import annotations
 
@@ -22,8 +23,8 @@ __all__ = ["normalize_pairs", "canonical_pairs"]
 
 _NO_RANK = np.empty(0, dtype=np.int64)
 
-#: Partner lists longer than this are sorted with np.sort instead of an insertion sort.
-_LONG_LIST = 32
+#: Ranks are packed into 32 bits each: tables with more slots fall back to the lexsort.
+_RANK_LIMIT = 2**31
 
 
 def normalize_pairs(pairs) -> np.ndarray:
@@ -42,71 +43,42 @@ def normalize_pairs(pairs) -> np.ndarray:
 
 
 @njit
-def _canonical_kernel(sp, rank, ids_by_rank, n, ident, alive, hw):
-    """The whole of :func:`canonical_pairs` after the ranks are known.
+def _pack_pairs(sp, rank, ident, alive, hw):
+    """``(keys, ok)``: each pair as ``(smaller rank << 32) | larger rank``, int64.
 
-    Counting sort of the pairs on their smaller rank, straight into the
-    ``(k, 2)`` output (the larger rank goes in column 1), an insertion sort of
-    each element's few partners in place, then ranks are turned into ids in
-    place: O(n + k), and no temporary array but the ``n + 1`` counters (each
-    fresh megabyte costs page faults). With ``ident`` the rank of a slot is
-    the slot itself and also its id (``rank`` and ``ids_by_rank`` are
-    unused; a slot is valid when ``0 <= s < hw`` and ``alive[s]``). Returns
-    ``(out, ok)``; ``ok`` is False (and ``out`` empty) when a slot is not
-    live or a pair joins a slot with itself.
+    With ``ident`` the rank of a slot is the slot itself (``rank`` unused; a
+    slot is valid when ``0 <= s < hw`` and ``alive[s]``). ``ok`` is False (and
+    ``keys`` empty) when a slot is not live or a pair joins a slot with itself.
     """
     k = sp.shape[0]
-    start = np.zeros(n + 1, dtype=np.int64)
+    keys = np.empty(k, dtype=np.int64)
     for t in range(k):
         s0, s1 = sp[t, 0], sp[t, 1]
         if ident:
             if s0 < 0 or s0 >= hw or s1 < 0 or s1 >= hw or not alive[s0] or not alive[s1]:
-                return np.empty((0, 2), dtype=np.int64), False
-            a, b = s0, s1
+                return keys[:0], False
+            a, b = np.int64(s0), np.int64(s1)
         else:
-            if s0 < 0 or s0 >= rank.shape[0] or s1 < 0 or s1 >= rank.shape[0]:
-                return np.empty((0, 2), dtype=np.int64), False
+            if s0 < 0 or s0 >= rank.shape[0] or s1 < 0 or s1 >= rank.shape[0] or rank[s0] < 0 or rank[s1] < 0:
+                return keys[:0], False
             a, b = rank[s0], rank[s1]
-            if a < 0 or b < 0:
-                return np.empty((0, 2), dtype=np.int64), False
         if a == b:
-            return np.empty((0, 2), dtype=np.int64), False
-        start[min(a, b) + 1] += 1
-    for i in range(n):
-        start[i + 1] += start[i]
-    # Scatter with start[a] as a's write cursor: afterwards start[a] is where a's rows end,
-    # so a's rows are start[a - 1] .. start[a] (0 .. start[0] for a = 0).
-    out = np.empty((k, 2), dtype=np.int64)
-    for t in range(k):
+            return keys[:0], False
+        keys[t] = (min(a, b) << 32) | max(a, b)
+    return keys, True
+
+
+@njit
+def _unpack_pairs(keys, ids_by_rank, ident):
+    """Sorted keys -> ``(k, 2)`` int64 ids (the ranks themselves with ``ident``)."""
+    out = np.empty((keys.shape[0], 2), dtype=np.int64)
+    for t in range(keys.shape[0]):
+        a, b = keys[t] >> 32, keys[t] & 0xFFFFFFFF
         if ident:
-            a, b = sp[t, 0], sp[t, 1]
+            out[t, 0], out[t, 1] = a, b
         else:
-            a, b = rank[sp[t, 0]], rank[sp[t, 1]]
-        if b < a:
-            a, b = b, a
-        w = start[a]
-        out[w, 0] = a
-        out[w, 1] = b
-        start[a] = w + 1
-    lo = 0
-    for a in range(n):
-        hi = start[a]
-        if hi - lo > _LONG_LIST:  # many partners (dense scenes): O(m log m), not O(m^2)
-            out[lo:hi, 1] = np.sort(out[lo:hi, 1])
-        else:
-            for t in range(lo + 1, hi):  # insertion sort of a's few partners
-                v = out[t, 1]
-                u = t - 1
-                while u >= lo and out[u, 1] > v:
-                    out[u + 1, 1] = out[u, 1]
-                    u -= 1
-                out[u + 1, 1] = v
-        lo = hi
-    if not ident:
-        for t in range(k):
-            out[t, 0] = ids_by_rank[out[t, 0]]
-            out[t, 1] = ids_by_rank[out[t, 1]]
-    return out, True
+            out[t, 0], out[t, 1] = ids_by_rank[a], ids_by_rank[b]
+    return out
 
 
 @njit
@@ -118,7 +90,7 @@ def _is_increasing(v):
 
 
 def canonical_pairs(slot_pairs, elements) -> np.ndarray:
-    """Slot pairs -> id pairs in canonical order, in O(n + k).
+    """Slot pairs -> id pairs in canonical order (ranks packed into int64 keys, one numpy sort).
 
     Parameters
     ----------
@@ -141,8 +113,11 @@ def canonical_pairs(slot_pairs, elements) -> np.ndarray:
     if len(sp) == 0:
         return np.empty((0, 2), np.int64)
     hw = elements.high_water
+    if hw >= _RANK_LIMIT:  # pragma: no cover - two billion slots
+        return normalize_pairs(elements.ids[sp])
+    ids = _NO_RANK
     if elements.ids_are_slots:  # every live id equals its slot: the rank order is the slot order
-        out, ok = _canonical_kernel(sp, _NO_RANK, _NO_RANK, hw, True, elements.alive, hw)
+        keys, ok = _pack_pairs(sp, _NO_RANK, True, elements.alive, hw)
     else:
         live = elements.live_slots()
         ids = elements.ids[live]
@@ -151,9 +126,10 @@ def canonical_pairs(slot_pairs, elements) -> np.ndarray:
             live, ids = live[order], ids[order]
         rank = np.full(hw, -1, np.int64)
         rank[live] = np.arange(len(live), dtype=np.int64)
-        out, ok = _canonical_kernel(sp, rank, ids, len(live), False, elements.alive, hw)
+        keys, ok = _pack_pairs(sp, rank, False, elements.alive, hw)
     if ok:
-        return out
+        keys.sort()  # numpy's sort, in place
+        return _unpack_pairs(keys, ids, elements.ids_are_slots)
     if sp.min() < 0:
         raise ValueError(f"slot pair {sp[(sp < 0).any(axis=1)][0].tolist()} holds a negative slot")
     return normalize_pairs(elements.ids[sp])  # a dead slot or a self-pair: show the bug plainly

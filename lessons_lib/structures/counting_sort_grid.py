@@ -19,7 +19,12 @@ two rows of cells (a box at most one cell wide and tall always does): if two suc
 ``col(b) = col(b.xmin) <= col(a.xmax) <= col(a) + 1`` (the clamped cell map is
 monotone: see :mod:`~lessons_lib.structures.grid_cells`), and the same holds
 for rows. So a pair search looks at each cell and four of its neighbours
-(right, and the three above), each pair once. An element spanning more than
+(right, and the three above), each pair once. Better still, the chain shows
+that ``b`` can be filed in the next column only if ``a`` reaches into it
+(``col(a.xmax) = col(a) + 1``), and in the next row only if ``a`` reaches
+into that: an element inside one column skips the cells to its right, an
+element inside one row skips the three above, and an element inside one
+cell tests only its own cell. An element spanning more than
 two columns or rows is a **giant** and sits on a list of its own; a giant is
 searched for partners like a query box, and giants are paired with each other
 by a sweep along x.
@@ -34,9 +39,8 @@ array           shape, dtype            meaning
                                         ``(row, col)`` is ``row * cols + col``
 ``order``       (capacity,) int32       slots, sorted by cell
 ``sorted_boxes``  (capacity, 4) float64  their boxes, in the same order
-``sorted_cell``   (capacity,) int32     their cells, in the same order
-``cell_key``    (capacity,) int32       scratch: each slot's cell (-1 giant,
-                                        -2 free slot)
+``cell_key``    (capacity,) int32       each slot's cell (-1 giant, -2 free
+                                        slot), by slot
 ``giants``      (g,) int64              slots of the giants
 ==============  ======================  ==========================================
 
@@ -66,15 +70,13 @@ References
 """
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 
 from ..base import register
 from ..core.boxes import overlaps, row_overlaps
 from ..core.buffers import append_pairs, grow
-from ..core.jit import njit, njit_parallel_and_serial, prange, threads
-from ..core.params import check_flag
+from ..core.jit import njit, njit_parallel_and_serial, prange, threads, use_threads
+from ..core.params import check_flag, check_int
 from ..geometry import boxes_overlap
 from .grid_cells import XMAX, XMIN, YMAX, YMIN, append_id, box_cells, cell_span
 from .uniform_grid import DEFAULT_MAX_CELLS, FixedGrid, cell_size_for, typical_box_size
@@ -87,84 +89,62 @@ GIANT, FREE_SLOT = -1, -2
 BANDS_PER_THREAD = 4
 #: ``from_boxes`` estimates the typical box size from at most this many boxes, evenly spaced.
 SIZE_SAMPLE = 4096
-#: ``from_boxes``: cells 1.5 typical box sizes wide (measured, see suggested_cell_size).
-CELL_FACTOR = 1.5
+#: ``from_boxes``: cells 2 typical box sizes wide, at most 2 per element (measured, see suggested_cell_size).
+CELL_FACTOR = 2.0
+CELLS_PER_ELEMENT = 2
 
 
 # --------------------------------------------------------------------------
 # Rebuild: the counting sort
 # --------------------------------------------------------------------------
-@njit(inline="always")
-def _cell_key(geom, boxes, alive, s):
-    """The key of slot ``s``: the cell of its lower-left corner, or GIANT, or FREE_SLOT."""
-    if not alive[s]:
-        return FREE_SLOT
-    c0, r0, c1, r1 = box_cells(geom, boxes, s)
-    if c1 - c0 > 1 or r1 - r0 > 1:
-        return GIANT
-    return r0 * geom[3] + c0
+def _keys(geom, boxes, alive, n_slots, cell_key, start, n_chunks):
+    """Each slot's key into ``cell_key`` (the cell of its lower-left corner, GIANT or FREE_SLOT), ``start`` zeroed.
 
-
-def _keys(geom, boxes, alive, n_slots, cell_key):
-    n_giants = 0
-    for s in prange(n_slots):
-        cell_key[s] = _cell_key(geom, boxes, alive, s)
-        n_giants += cell_key[s] == GIANT
-    return n_giants
+    ``n_chunks`` runs of slots and of cells, one per thread. Returns the number of giants.
+    """
+    cols = geom[3]
+    giants = np.zeros(n_chunks, dtype=np.int64)
+    for t in prange(n_chunks):
+        start[start.shape[0] * t // n_chunks:start.shape[0] * (t + 1) // n_chunks] = 0
+        for s in range(n_slots * t // n_chunks, n_slots * (t + 1) // n_chunks):
+            key = FREE_SLOT
+            if alive[s]:
+                c0, r0, c1, r1 = box_cells(geom, boxes, s)
+                if c1 - c0 > 1 or r1 - r0 > 1:
+                    key = GIANT
+                    giants[t] += 1
+                else:
+                    key = r0 * cols + c0
+            cell_key[s] = key
+    return giants.sum()
 
 
 _keys_parallel, _keys_serial = njit_parallel_and_serial(_keys)
 
 
-@njit(inline="always")
-def _count_band(geom, n_bands, b, n_slots, cell_key, start):
-    """Zero band ``b``'s cells, count the slots filed in each; returns the band's total."""
-    cols, rows = geom[3], geom[4]
-    c_lo, c_hi = (rows * b // n_bands) * cols, (rows * (b + 1) // n_bands) * cols
-    for c in range(c_lo, c_hi):
-        start[c] = 0
-    total = 0
-    for s in range(n_slots):
-        c = cell_key[s]
-        if c_lo <= c < c_hi:
-            start[c] += 1
-            total += 1
-    return total
-
-
-@njit(inline="always")
-def _place_band(geom, n_bands, b, offset, n_slots, cell_key, start, order, sorted_cell):
-    """Running sums of band ``b``'s counts from ``offset``, then its slots placed from the back.
+@njit
+def _file(n_slots, cell_key, start, order):
+    """The counting sort proper, on a zeroed ``start``: count per cell, running sums, then each slot placed from the back.
 
     While placing, ``start[c]`` steps down from where cell ``c`` ends to where
     it begins, so within a cell the slots end up in ascending order.
     """
-    cols, rows = geom[3], geom[4]
-    c_lo, c_hi = (rows * b // n_bands) * cols, (rows * (b + 1) // n_bands) * cols
-    for c in range(c_lo, c_hi):
-        offset += start[c]
-        start[c] = offset
+    n_cells = start.shape[0] - 1
+    for s in range(n_slots):
+        c = cell_key[s]
+        if c >= 0:
+            start[c] += 1
+    total = 0
+    for c in range(n_cells):
+        total += start[c]
+        start[c] = total
+    start[n_cells] = total
     for s in range(n_slots - 1, -1, -1):
         c = cell_key[s]
-        if c_lo <= c < c_hi:
+        if c >= 0:
             w = start[c] - 1
             start[c] = w
             order[w] = s
-            sorted_cell[w] = c
-
-
-def _file(geom, n_bands, n_slots, cell_key, start, order, sorted_cell):
-    totals = np.zeros(n_bands + 1, dtype=np.int64)
-    for b in prange(n_bands):
-        totals[b + 1] = _count_band(geom, n_bands, b, n_slots, cell_key, start)
-    for b in range(n_bands):
-        totals[b + 1] += totals[b]
-    for b in prange(n_bands):
-        _place_band(geom, n_bands, b, totals[b], n_slots, cell_key, start, order, sorted_cell)
-    start[geom[3] * geom[4]] = totals[n_bands]
-
-
-_file_parallel, _file_serial = njit_parallel_and_serial(_file)
 
 
 def _gather(boxes, order, m, sorted_boxes):
@@ -188,28 +168,26 @@ def _giant_slots(cell_key, n_slots, n_giants):
     return giants
 
 
-def sort_into_cells(geom, boxes, alive, n_slots, start, order, sorted_boxes, sorted_cell, cell_key,
-                    n_bands: int = 1, parallel: bool = False):
+def sort_into_cells(geom, boxes, alive, n_slots, start, order, sorted_boxes, cell_key, parallel: bool = False):
     """Counting sort of the live slots below ``n_slots`` by the cell of their lower-left corner.
 
     Fills ``start`` (``len = cells + 1``: cell ``c``'s slots are
-    ``order[start[c]:start[c + 1]]``), ``order``, ``sorted_cell`` and
-    ``sorted_boxes`` (their first ``start[-1]`` rows) and ``cell_key`` (each
-    slot's cell; GIANT for slots spanning more than two columns or rows,
-    FREE_SLOT for free slots). Returns the giants' slots, int64, ascending.
-    Within a cell, slots stay in ascending order.
+    ``order[start[c]:start[c + 1]]``), ``order`` and ``sorted_boxes`` (their
+    first ``start[-1]`` rows) and ``cell_key`` (each slot's cell; GIANT for
+    slots spanning more than two columns or rows, FREE_SLOT for free slots).
+    Returns the giants' slots, int64, ascending. Within a cell, slots stay in
+    ascending order.
 
-    Four steps: the key of every slot; per band of rows (``n_bands``), count
-    the band's slots per cell; running sums, each band starting where the one
-    before ends; place each band's slots from the back; then copy the boxes in
-    the new order (each row read once, the copy written front to back). With
-    ``parallel`` the slots' keys, the bands and the copy are shared among the
-    threads; the result is the same.
+    Three steps: the key of every slot; the counting sort of the keys (count,
+    running sums, place from the back); then the copy of the boxes in the new
+    order (each row read once, the copy written front to back). With
+    ``parallel`` the keys and the copy are shared among the threads (the sort
+    itself runs on one: its random writes gain nothing from a second core
+    here); the result is the same.
     """
-    keys, file_, gather = ((_keys_parallel, _file_parallel, _gather_parallel) if parallel
-                           else (_keys_serial, _file_serial, _gather_serial))
-    n_giants = keys(geom, boxes, alive, n_slots, cell_key)
-    file_(geom, n_bands, n_slots, cell_key, start, order, sorted_cell)
+    keys, gather = (_keys_parallel, _gather_parallel) if parallel else (_keys_serial, _gather_serial)
+    n_giants = keys(geom, boxes, alive, n_slots, cell_key, start, threads() if parallel else 1)
+    _file(n_slots, cell_key, start, order)
     gather(boxes, order, start[len(start) - 1], sorted_boxes)
     return _giant_slots(cell_key, n_slots, n_giants) if n_giants else np.empty(0, dtype=np.int64)
 
@@ -245,33 +223,38 @@ def _range_pairs(sorted_boxes, order, i, lo, hi, out, k):
 
 
 @njit
-def band_pairs(geom, start, order, sorted_boxes, sorted_cell, r_lo, r_hi, out):
+def band_pairs(geom, start, order, sorted_boxes, r_lo, r_hi, out):
     """Pairs of filed elements whose first element's cell is in rows ``r_lo .. r_hi - 1``.
 
-    Each element is tested against the later elements of its own cell and all
-    elements of the cells right of it, above-left, above and above-right: every
-    overlapping pair once. The loop runs over the band's elements, not its
-    cells, so empty cells cost nothing here. Writes the first ``len(out)``
-    pairs of slots to ``out`` and returns ``(pairs found, box tests)``; when
-    the first number exceeds ``len(out)``, run again with a larger ``out``.
+    Each element is tested against the later elements of its own cell, and
+    against the elements of the neighbours it reaches: the cell to its right
+    only if the element reaches into the next column, the three cells above
+    (above-left, above and, if it reaches right, above-right) only if it
+    reaches into the next row. A box filed in the next column has its left
+    side in that column, so it cannot meet a box that ends before it (the
+    cell map is monotone); the same holds for rows. Every overlapping pair is
+    found once. The loop runs over the band's elements, not its cells, so
+    empty cells cost nothing here, and each element's cells are computed from
+    its (exact) sorted box. Writes the first ``len(out)`` pairs of slots to
+    ``out`` and returns ``(pairs found, box tests)``; when the first number
+    exceeds ``len(out)``, run again with a larger ``out``.
     """
     ox, oy, inv, cols, rows = geom
     k = 0
     tests = 0
     for i in range(start[r_lo * cols], start[r_hi * cols]):
-        cell = sorted_cell[i]
-        r = cell // cols
-        c = cell - r * cols
-        right_hi = start[cell + 2] if c + 1 < cols else start[cell + 1]
-        if r + 1 < rows:
+        c, r, c1, r1 = cell_span(geom, sorted_boxes[i, XMIN], sorted_boxes[i, YMIN], sorted_boxes[i, XMAX],
+                                 sorted_boxes[i, YMAX])
+        cell = r * cols + c
+        hi = start[cell + 2] if c1 > c else start[cell + 1]  # own cell, then the right one if reached
+        k = _range_pairs(sorted_boxes, order, i, i + 1, hi, out, k)
+        tests += hi - i - 1
+        if r1 > r:  # reaches the next row: above-left, above, and above-right if it reaches right
             up = cell + cols
-            up_lo = start[up - 1] if c > 0 else start[up]
-            up_hi = start[up + 2] if c + 1 < cols else start[up + 1]
-        else:
-            up_lo = up_hi = 0
-        k = _range_pairs(sorted_boxes, order, i, i + 1, right_hi, out, k)  # own cell, then the right one
-        k = _range_pairs(sorted_boxes, order, i, up_lo, up_hi, out, k)
-        tests += right_hi - i - 1 + up_hi - up_lo
+            lo = start[up] if c == 0 else start[up - 1]
+            hi = start[up + 2] if c1 > c else start[up + 1]
+            k = _range_pairs(sorted_boxes, order, i, lo, hi, out, k)
+            tests += hi - lo
     return k, tests
 
 
@@ -298,9 +281,9 @@ def band_rows(geom, start, n_bands):
     return bounds
 
 
-def _bands(geom, start, order, sorted_boxes, sorted_cell, bounds, cap, out, found, tests):
+def _bands(geom, start, order, sorted_boxes, bounds, cap, out, found, tests):
     for b in prange(bounds.shape[0] - 1):
-        found[b], tests[b] = band_pairs(geom, start, order, sorted_boxes, sorted_cell, bounds[b], bounds[b + 1],
+        found[b], tests[b] = band_pairs(geom, start, order, sorted_boxes, bounds[b], bounds[b + 1],
                                         out[b * cap:(b + 1) * cap])
 
 
@@ -316,7 +299,7 @@ def _band_offsets(found):
 
 
 @njit(inline="always")
-def _join_band(geom, start, order, sorted_boxes, sorted_cell, bounds, cap, out, found, offsets, joined, b):
+def _join_band(geom, start, order, sorted_boxes, bounds, cap, out, found, offsets, joined, b):
     """Band ``b``'s pairs into ``joined`` at its offset: copied if they fitted its room, else searched again there."""
     m = found[b]
     k = offsets[b]
@@ -325,22 +308,22 @@ def _join_band(geom, start, order, sorted_boxes, sorted_cell, bounds, cap, out, 
             joined[k + t, 0] = out[b * cap + t, 0]
             joined[k + t, 1] = out[b * cap + t, 1]
     else:  # the band found more pairs than its room: search it again, straight into place
-        band_pairs(geom, start, order, sorted_boxes, sorted_cell, bounds[b], bounds[b + 1], joined[k:k + m])
+        band_pairs(geom, start, order, sorted_boxes, bounds[b], bounds[b + 1], joined[k:k + m])
 
 
-def _join(geom, start, order, sorted_boxes, sorted_cell, bounds, cap, out, found):
+def _join(geom, start, order, sorted_boxes, bounds, cap, out, found):
     offsets = _band_offsets(found)
     n_bands = bounds.shape[0] - 1
     joined = np.empty((offsets[n_bands], 2), dtype=out.dtype)
     for b in prange(n_bands):
-        _join_band(geom, start, order, sorted_boxes, sorted_cell, bounds, cap, out, found, offsets, joined, b)
+        _join_band(geom, start, order, sorted_boxes, bounds, cap, out, found, offsets, joined, b)
     return joined
 
 
 _join_parallel, _join_serial = njit_parallel_and_serial(_join)
 
 
-def pairs_in_bands(geom, start, order, sorted_boxes, sorted_cell, n_bands: int, cap: int, parallel: bool = True):
+def pairs_in_bands(geom, start, order, sorted_boxes, n_bands: int, cap: int, parallel: bool = True):
     """All pairs among the filed elements: ``(pairs, tests)``, ``pairs`` a ``(k, 2)`` int32 array of slots.
 
     The rows are cut into ``n_bands`` bands holding about equal numbers of
@@ -355,10 +338,10 @@ def pairs_in_bands(geom, start, order, sorted_boxes, sorted_cell, n_bands: int, 
     found = np.zeros(n_bands, dtype=np.int64)
     tests = np.zeros(n_bands, dtype=np.int64)
     search, join = (_bands_parallel, _join_parallel) if parallel else (_bands_serial, _join_serial)
-    search(geom, start, order, sorted_boxes, sorted_cell, bounds, cap, out, found, tests)
+    search(geom, start, order, sorted_boxes, bounds, cap, out, found, tests)
     if n_bands == 1 and found[0] <= cap:  # one band that fitted: its part is the answer
         return out[:found[0]], int(tests[0])
-    return join(geom, start, order, sorted_boxes, sorted_cell, bounds, cap, out, found), int(tests.sum())
+    return join(geom, start, order, sorted_boxes, bounds, cap, out, found), int(tests.sum())
 
 
 # --------------------------------------------------------------------------
@@ -435,8 +418,8 @@ class CountingSortGrid(FixedGrid):
         Boxes outside it land in the border cells: still found, only slower.
     cell_size : float, optional
         Side of a cell in world units (> 0). Default: the world's longer side
-        / 64; ``from_boxes`` uses :meth:`suggested_cell_size` (1.5 typical
-        box sizes). Boxes covering more than two columns or two rows (a box
+        / 64; ``from_boxes`` uses :meth:`suggested_cell_size` (2 typical
+        box sizes, at most 2 cells per box). Boxes covering more than two columns or two rows (a box
         wider or taller than a cell may) are giants (kept apart, searched like
         queries; giant against giant by a sweep along x).
     max_cells : int
@@ -450,7 +433,7 @@ class CountingSortGrid(FixedGrid):
     ----------
     rows, cols, geom
         As :class:`~lessons_lib.structures.uniform_grid.UniformGrid`.
-    start, order, sorted_boxes, sorted_cell, cell_key, giants : numpy.ndarray
+    start, order, sorted_boxes, giants : numpy.ndarray
         The packed cells after the last rebuild (see the module notes).
     rebuilds : int
         Counting sorts done so far (one per query/pairs after a change).
@@ -472,7 +455,7 @@ class CountingSortGrid(FixedGrid):
     first query or ``pairs()`` after a change rebuilds in O(n + cells); a
     query then costs O(cells in the box grown by one cell + elements there);
     ``pairs()`` O(n x neighbours) plus O(giants x their cells) and a
-    sweep over the giants. Memory: 4 bytes per cell, 44 bytes per slot and 8 per giant,
+    sweep over the giants. Memory: 4 bytes per cell, 40 bytes per slot and 8 per giant,
     besides the shared element table. Sources: [Green2008], [Ericson2005],
     [SO-quadtree].
 
@@ -496,7 +479,6 @@ class CountingSortGrid(FixedGrid):
         self.start = np.zeros(self.rows * self.cols + 1, dtype=np.int32)
         self.order = np.zeros(0, dtype=np.int32)
         self.sorted_boxes = np.zeros((0, 4), dtype=np.float64)
-        self.sorted_cell = np.zeros(0, dtype=np.int32)
         self.cell_key = np.zeros(0, dtype=np.int32)
         self.giants = np.zeros(0, dtype=np.int64)
         self.rebuilds = 0
@@ -505,22 +487,26 @@ class CountingSortGrid(FixedGrid):
 
     @classmethod
     def suggested_cell_size(cls, boxes: np.ndarray, params: dict) -> float:
-        """1.5 typical box sizes (the uniform grid takes 2), the typical size taken from a sample.
+        """2 typical box sizes, as the uniform grid, but at most 2 cells per box; the typical size from a sample.
 
-        As for the uniform grid, cells are then enlarged if needed to at most
-        4 per box. Narrower cells suit this grid: each box is filed once, and
-        the pair search skips empty cells for free. On the course's sparse and
-        clustered scenes of 100,000 boxes and in lesson 12's simulation, 1.5
-        typical sizes gave the fewest milliseconds (1 made many boxes giants,
-        2 tested up to twice as many pairs); more cells per box did not pay,
-        as fresh memory for the cells costs more than the tests it saves. The
-        typical size is the median of ``max(width, height)`` over at most
-        :data:`SIZE_SAMPLE` boxes spread evenly through ``boxes`` (a full
-        median of 100,000 boxes costs about a third of this grid's whole build).
+        Cells are enlarged if needed to at most :data:`CELLS_PER_ELEMENT` per
+        box (the uniform grid allows 4). The pair search skips empty cells for
+        free and tests a box against a neighbouring cell only if the box
+        reaches into it, so larger cells cost few extra tests here, while every
+        cell costs 4 bytes of fresh memory at each build. On the course's
+        sparse scenes of 100,000 boxes (uniform, clustered, thin strips; build
+        + pairs) cells of 2 typical sizes, at most 2 per box, were within a few
+        percent of the fastest size on each scene; 1.5 sizes and 4 cells per
+        box were 5 to 25 % slower. The typical size is the median of
+        ``max(width, height)`` over at most :data:`SIZE_SAMPLE` boxes spread
+        evenly through ``boxes`` (a full median of 100,000 boxes costs about a
+        third of this grid's whole build).
         """
         sample = boxes[::max(1, len(boxes) // SIZE_SAMPLE)]
+        budget = min(check_int("max_cells", params.get("max_cells", DEFAULT_MAX_CELLS), 1),
+                     max(1024, CELLS_PER_ELEMENT * len(boxes)))
         return cell_size_for(len(boxes), params["world"], typical_box_size(sample, params["world"]), factor=CELL_FACTOR,
-                             max_cells=params.get("max_cells", DEFAULT_MAX_CELLS))
+                             max_cells=budget)
 
     # -- the rebuild --------------------------------------------------------
     def rebuild(self) -> None:
@@ -530,18 +516,16 @@ class CountingSortGrid(FixedGrid):
         if len(self.order) != cap:  # the table grew (or was made): match it, once
             self.order = np.zeros(cap, dtype=np.int32)
             self.sorted_boxes = np.zeros((cap, 4), dtype=np.float64)
-            self.sorted_cell = np.zeros(cap, dtype=np.int32)
             self.cell_key = np.zeros(cap, dtype=np.int32)
         parallel = self._use_threads()
         self.giants = sort_into_cells(self.geom, table.boxes, table.alive, table.high_water, self.start, self.order,
-                                      self.sorted_boxes, self.sorted_cell, self.cell_key,
-                                      n_bands=min(self.rows, threads()) if parallel else 1, parallel=parallel)
+                                      self.sorted_boxes, self.cell_key, parallel=parallel)
         self.rebuilds += 1
         self._stale = False
 
     def _use_threads(self) -> bool:
-        """Run the parallel kernels: asked for, more than one thread, and called from the main thread."""
-        return self.parallel and threads() > 1 and threading.current_thread() is threading.main_thread()
+        """Run the parallel kernels: asked for, and :func:`~lessons_lib.core.jit.use_threads`."""
+        return self.parallel and use_threads()
 
     def _fresh(self) -> None:
         if self._stale:
@@ -581,7 +565,7 @@ class CountingSortGrid(FixedGrid):
         # Room for twice the last count, or four pairs per element: np.empty reserves it without
         # touching it, so unused room costs no time (a band that runs out is searched again).
         cap = max(2 * self._last_pairs, 4 * len(self.elements)) // n_bands + 1024
-        filed, tests = pairs_in_bands(self.geom, self.start, self.order, self.sorted_boxes, self.sorted_cell, n_bands,
+        filed, tests = pairs_in_bands(self.geom, self.start, self.order, self.sorted_boxes, n_bands,
                                       cap, parallel)
         self._last_pairs = len(filed)
         if len(self.giants):
@@ -593,7 +577,7 @@ class CountingSortGrid(FixedGrid):
         return filed
 
     def _nbytes(self):
-        return (self.start.nbytes + self.order.nbytes + self.sorted_boxes.nbytes + self.sorted_cell.nbytes
+        return (self.start.nbytes + self.order.nbytes + self.sorted_boxes.nbytes
                 + self.cell_key.nbytes
                 + self.giants.nbytes)
 

@@ -107,7 +107,7 @@ class SplitBroadPhase:
     -----
     ``pairs()`` concatenates the groups' own pairs and the cross-group pairs
     and puts them in canonical order with
-    :func:`~lessons_lib.core.pair_order.canonical_pairs` (``O(n + k)``, using an
+    :func:`~lessons_lib.core.pair_order.canonical_pairs` (one sort of packed keys, using an
     element table of the ids ``0 .. n-1``, counted in :meth:`memory_bytes`).
     The scenery's own pairs never change and are computed once.
 
@@ -165,7 +165,7 @@ class SplitBroadPhase:
         self.giants = LooseTightGrid.from_boxes(b[self.rows["giants"]], world=self.world)
         self.scenery = BulkRTree.from_boxes(b[self.rows["scenery"]], world=self.world)
         self._scenery_pairs = self.rows["scenery"][self.scenery.pairs()].reshape(-1, 2)
-        # ids 0..n-1 in an element table of their own: canonical_pairs then orders pairs in O(n + k)
+        # ids 0..n-1 in an element table of their own: canonical_pairs then sorts slots, no rank table
         self._order = ElementTable(max(1, n))
         self._order.add_many(np.arange(n, dtype=np.int64), b)
 
