@@ -496,8 +496,8 @@ class CountingSortGrid(FixedGrid):
         cell costs 4 bytes of fresh memory at each build. On the course's
         sparse scenes of 100,000 boxes (uniform, clustered, thin strips; build
         + pairs) cells of 2 typical sizes, at most 2 per box, were within a few
-        percent of the fastest size on each scene; 1.5 sizes and 4 cells per
-        box were 5 to 25 % slower. The typical size is the median of
+        percent of the fastest size on each scene, and 1.5 sizes with up to 4
+        cells per box up to 6 % slower. The typical size is the median of
         ``max(width, height)`` over at most :data:`SIZE_SAMPLE` boxes spread
         evenly through ``boxes`` (a full median of 100,000 boxes costs about a
         third of this grid's whole build).
