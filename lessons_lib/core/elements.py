@@ -93,6 +93,7 @@ def exchange_boxes(table, slots, new, keep_old=True):
 
 
 def _fill_slots(ids, boxes, alive, first, new_ids, new_boxes, identity):
+    """Slots ``first ..`` take ``new_boxes`` (``(k, 4)`` float64) and their ids: ``new_ids``, or the slots themselves."""
     for k in prange(new_boxes.shape[0]):
         s = first + k
         ids[s] = s if identity else new_ids[k]

@@ -56,8 +56,10 @@ The pair search splits the rows into bands searched in parallel
 (:data:`~lessons_lib.core.jit.prange`); each band writes its own part of the
 output, and the parts are joined in band order, so the result is the same
 whatever the number of threads (see :mod:`lessons_lib.core.jit` for choosing
-it). Called from a thread other than the main one (a Dask worker thread, say),
-the search runs on that one thread.
+it). In a rebuild the keys and the copy of the boxes are shared among the
+threads too; the counting sort between them runs on one (its scattered writes
+gained nothing from a second core here). Called from a thread other than the
+main one (a Dask worker thread, say), everything runs on that one thread.
 
 References
 ----------
