@@ -115,8 +115,8 @@ def canonical_pairs(slot_pairs, elements) -> np.ndarray:
     hw = elements.high_water
     if hw >= _RANK_LIMIT:  # pragma: no cover - two billion slots
         return normalize_pairs(elements.ids[sp])
-    ids = _NO_RANK
-    if elements.ids_are_slots:  # every live id equals its slot: the rank order is the slot order
+    ident, ids = elements.ids_are_slots, _NO_RANK
+    if ident:  # every live id equals its slot: the rank order is the slot order
         keys, ok = _pack_pairs(sp, _NO_RANK, True, elements.alive, hw)
     else:
         live = elements.live_slots()
@@ -129,7 +129,7 @@ def canonical_pairs(slot_pairs, elements) -> np.ndarray:
         keys, ok = _pack_pairs(sp, rank, False, elements.alive, hw)
     if ok:
         keys.sort()  # numpy's sort, in place
-        return _unpack_pairs(keys, ids, elements.ids_are_slots)
+        return _unpack_pairs(keys, ids, ident)
     if sp.min() < 0:
         raise ValueError(f"slot pair {sp[(sp < 0).any(axis=1)][0].tolist()} holds a negative slot")
     return normalize_pairs(elements.ids[sp])  # a dead slot or a self-pair: show the bug plainly

@@ -78,7 +78,7 @@ from ..base import register
 from ..core.boxes import overlaps, row_overlaps
 from ..core.buffers import append_pairs, grow
 from ..core.jit import njit, njit_parallel_and_serial, prange, threads, use_threads
-from ..core.params import check_flag, check_int
+from ..core.params import check_flag
 from ..geometry import boxes_overlap
 from .grid_cells import XMAX, XMIN, YMAX, YMIN, append_id, box_cells, cell_span
 from .uniform_grid import DEFAULT_MAX_CELLS, FixedGrid, cell_size_for, typical_box_size
@@ -91,9 +91,9 @@ GIANT, FREE_SLOT = -1, -2
 BANDS_PER_THREAD = 4
 #: ``from_boxes`` estimates the typical box size from at most this many boxes, evenly spaced.
 SIZE_SAMPLE = 4096
-#: ``from_boxes``: cells 2 typical box sizes wide, at most 2 per element (measured, see suggested_cell_size).
+#: ``from_boxes``: cells 2 typical box sizes wide, at most 2 per box (measured, see suggested_cell_size).
 CELL_FACTOR = 2.0
-CELLS_PER_ELEMENT = 2
+CELLS_PER_BOX = 2
 
 
 # --------------------------------------------------------------------------
@@ -491,7 +491,7 @@ class CountingSortGrid(FixedGrid):
     def suggested_cell_size(cls, boxes: np.ndarray, params: dict) -> float:
         """2 typical box sizes, as the uniform grid, but at most 2 cells per box; the typical size from a sample.
 
-        Cells are enlarged if needed to at most :data:`CELLS_PER_ELEMENT` per
+        Cells are enlarged if needed to at most :data:`CELLS_PER_BOX` per
         box (the uniform grid allows 4). The pair search skips empty cells for
         free and tests a box against a neighbouring cell only if the box
         reaches into it, so larger cells cost few extra tests here, while every
@@ -505,10 +505,8 @@ class CountingSortGrid(FixedGrid):
         third of this grid's whole build).
         """
         sample = boxes[::max(1, len(boxes) // SIZE_SAMPLE)]
-        budget = min(check_int("max_cells", params.get("max_cells", DEFAULT_MAX_CELLS), 1),
-                     max(1024, CELLS_PER_ELEMENT * len(boxes)))
         return cell_size_for(len(boxes), params["world"], typical_box_size(sample, params["world"]), factor=CELL_FACTOR,
-                             max_cells=budget)
+                             max_cells=params.get("max_cells", DEFAULT_MAX_CELLS), cells_per_box=CELLS_PER_BOX)
 
     # -- the rebuild --------------------------------------------------------
     def rebuild(self) -> None:

@@ -49,6 +49,7 @@ import numpy as np
 
 from ..core.freelist import FREE_MARK, USED, fl_holes
 from ..core.jit import njit
+from ..geometry import box_extent
 from .curves import morton_encode
 from .grid_cells import cell_of
 
@@ -138,8 +139,7 @@ def square_world(boxes: np.ndarray) -> np.ndarray:
     """
     if len(boxes) == 0:
         return np.array([0.0, 0.0, 800.0, 600.0])
-    x0, y0 = float(boxes[:, 0].min()), float(boxes[:, 1].min())
-    x1, y1 = float(boxes[:, 2].max()), float(boxes[:, 3].max())
+    x0, y0, x1, y1 = (float(v) for v in box_extent(boxes))
     cx, cy = 0.5 * x0 + 0.5 * x1, 0.5 * y0 + 0.5 * y1
     half = max(0.5 * x1 - 0.5 * x0, 0.5 * y1 - 0.5 * y0, 0.5 * MIN_SIDE,
                0.5 * RELATIVE_SIDE * max(abs(cx), abs(cy)))

@@ -318,20 +318,19 @@ def suggest_cell_size(boxes, world=None, *, factor: float = DEFAULT_CELL_FACTOR,
     return cell_size_for(len(b), w, typical_box_size(b, w), factor=factor, max_cells=max_cells)
 
 
-def cell_size_for(n: int, world, typical: float, *, factor: float = DEFAULT_CELL_FACTOR,
-                  max_cells: int = DEFAULT_MAX_CELLS) -> float:
-    """:func:`suggest_cell_size` from its parts: ``n`` boxes of ``typical`` size in the checked ``world``.
+def cell_size_for(n: int, w, typical: float, *, factor: float = DEFAULT_CELL_FACTOR,
+                  max_cells: int = DEFAULT_MAX_CELLS, cells_per_box: int = 4) -> float:
+    """:func:`suggest_cell_size` from its parts: ``n`` boxes of ``typical`` size in the checked world ``w``.
 
     ``factor * typical``, enlarged until the grid has at most
-    ``min(max_cells, max(1024, 4 n))`` cells; ``ValueError`` for a
-    non-positive ``factor`` or ``typical`` or a bad ``max_cells``. For callers
-    that have validated the boxes and know their typical size already.
+    ``min(max_cells, max(1024, cells_per_box * n))`` cells; ``ValueError`` for
+    a non-positive ``factor`` or ``typical`` or a bad ``max_cells``. For
+    callers that have validated the boxes and know their typical size already.
     """
-    w = world
     factor = check_positive("factor", factor, unit="box sizes")
     max_cells = check_int("max_cells", max_cells, 1)
     size = max(min(factor * check_positive("typical", typical, unit="world units"), _BIG), MIN_CELL_SIZE)
-    budget = min(max_cells, max(1024, 4 * n))
+    budget = min(max_cells, max(1024, cells_per_box * n))
 
     def cells(count):  # ceil(count), at least 1, without overflow
         return math.ceil(count) if count < 2.0**62 else math.inf
