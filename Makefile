@@ -1,5 +1,6 @@
 # The course's two commands (see README.md):
-#   make lab    set up .venv if needed, then open the course in JupyterLab
+#   make lab    set up .venv if needed (and compile the kernels once), then open the student edition
+#               of the course (student/) in JupyterLab; make lab-teacher opens the reference copy
 #   make test   set up .venv if needed, then run the unit/property tests and every notebook (nbval)
 # Only python3 (3.11+) is needed on the PATH.
 
@@ -14,7 +15,7 @@ NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize
 # pytest's exit code 5 means "no tests collected": treat it as a failure.
 CHECK5 := rc=$$?; if [ $$rc -eq 5 ]; then echo "ERROR: pytest collected no tests"; exit 1; fi; exit $$rc
 
-.PHONY: setup lab test test-lib test-boundscheck test-notebooks notebook student assignments test-nbgrader bench refresh-notebooks browser-test chromium clean
+.PHONY: setup warm lab lab-teacher site test-site lesson-times test test-lib test-boundscheck test-notebooks notebook student assignments test-nbgrader bench refresh-notebooks browser-test chromium clean
 
 # Re-installs only when the project's dependencies change.
 $(STAMP): pyproject.toml
@@ -26,8 +27,30 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-lab: setup
+# Every numba kernel the lessons use, compiled once into the on-disk cache (tools/warm_cache.py, a
+# progress bar, a few minutes); again only when the library's sources change.
+WARM_STAMP  := $(VENV)/.warm-stamp
+LIB_SOURCES := $(shell find lessons_lib -name '*.py' 2>/dev/null)
+
+$(WARM_STAMP): $(STAMP) $(LIB_SOURCES)
+	$(BIN)/python tools/warm_cache.py
+	touch $(WARM_STAMP)
+
+warm: $(WARM_STAMP)
+
+# The student edition in student/ (exercise stubs, each solution one click away): written once,
+# never overwritten, so a student's work there is kept (delete a notebook to get a fresh copy).
+lab: setup warm
+	$(BIN)/python tools/make_student.py --out student --keep-existing
+	$(BIN)/jupyter lab --ip=127.0.0.1 --port=$(PORT) --notebook-dir=student $(ROOTOK)
+
+# The teachers' reference copy, with every solution in place.
+lab-teacher: setup warm
 	$(BIN)/jupyter lab --ip=127.0.0.1 --port=$(PORT) --notebook-dir=notebooks $(ROOTOK)
+
+# How long each lesson's Run All takes once the kernels are compiled (a benchmark, never a test).
+lesson-times: setup warm
+	$(BIN)/python -m benchmarks.lesson_times
 
 # Everything: library tests, every notebook executed and compared with its stored outputs,
 # and every student notebook (exercise stubs in place, check cells expected to raise).
@@ -114,6 +137,21 @@ RESULT_NOTEBOOKS = $(shell grep -l -e load_results -e 'data_path.\\"results' not
 
 refresh-notebooks: setup
 	for nb in $(RESULT_NOTEBOOKS); do $(BIN)/jupyter nbconvert --to notebook --execute --inplace $$nb || exit 1; done
+
+# The course as a static web site from the executed notebooks (Jupyter Book, offline; nothing is
+# executed): build/site/html/, ready to publish as it is. test-site opens every page in headless
+# Chromium: every page and image loads, every internal link resolves, no error output.
+SITE_STAMP := $(VENV)/.site-stamp
+
+$(SITE_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[dev,site,browser]'
+	touch $(SITE_STAMP)
+
+site: setup $(SITE_STAMP)
+	$(BIN)/python tools/build_site.py --out build/site
+
+test-site: site chromium
+	$(BIN)/python tools/site_test.py --site build/site/html --chromium $(CHROMIUM)
 
 # Every notebook run in JupyterLab in headless Chromium, as a student would (tools/browser_test.py):
 # no cell errors, every widget renders, every Stepper's Next changes its picture, every Explorer

@@ -28,6 +28,10 @@ harness (a test reads the imports). The words the course uses (id, slot, element
 element node, reference cell, canonical pair order, capacity...) are defined in
 :mod:`lessons_lib.glossary`.
 """
+from . import style as _style
+
+_style.use()
+
 from .base import STRUCTURES, BroadPhase, normalize_pairs, register
 from .core.freelist import FreeList
 from .core.jit import JIT_ENABLED, jit_status
@@ -38,6 +42,7 @@ from .structures import (
     BruteForce,
     BulkRTree,
     CountingSortGrid,
+    DynamicAABBTree,
     HierarchicalGrid,
     KDTree,
     LooseQuadtree,
@@ -77,6 +82,7 @@ __all__ = [
     "BulkRTree",
     "CountingSortGrid",
     "DATA_DIR",
+    "DynamicAABBTree",
     "FreeList",
     "HierarchicalGrid",
     "JIT_ENABLED",

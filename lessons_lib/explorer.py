@@ -56,7 +56,7 @@ from types import SimpleNamespace
 import numpy as np
 from matplotlib.figure import Figure
 
-from . import viz
+from . import style, viz
 from .base import BroadPhase, resolve_structure
 from .geometry import ARTICLE_WORLD, as_box, as_boxes, boxes_overlap
 from .widgets import StaticFigure, figure_png
@@ -260,6 +260,26 @@ def changed_entries(old: np.ndarray | None, new: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------
 # The explorer
 # --------------------------------------------------------------------------
+
+def canvas_colors(depths: int = 9) -> dict:
+    """The live canvas's colours, one per meaning, the same as :meth:`Explorer.static`'s.
+
+    Returns
+    -------
+    dict
+        ``box``, ``pair`` (outline of a box in an overlapping pair), ``query`` (the
+        window and its hits), ``new`` (the box just added): hex colours from
+        :mod:`lessons_lib.style`; ``regions``: ``depths`` hex colours of the region
+        colour map, shallow to deep, as :func:`lessons_lib.viz.draw_regions` uses it.
+    """
+    from matplotlib import colormaps
+    from matplotlib.colors import to_hex
+
+    cmap = colormaps[style.REGION_CMAP]
+    regions = [to_hex(cmap(viz.REGION_CMAP_TOP * k / max(1, depths - 1))) for k in range(depths)]
+    return {"box": style.BOX_COLOR, "pair": style.HIGHLIGHT_COLOR, "query": style.QUERY_COLOR,
+            "new": style.NEW_COLOR, "regions": regions}
+
 class Explorer:
     """Insert, remove and query boxes of any structure by mouse, and watch it change.
 
@@ -522,7 +542,13 @@ class Explorer:
         """Call the structure's ``cleanup()`` (e.g. a quadtree collapses empty leaves)."""
         before = len(self.bp.regions()[0])
         self.bp.cleanup()
-        self._after_edit(f"cleanup: {before} -> {len(self.bp.regions()[0])} {self.region_word()}s")
+        after, word = len(self.bp.regions()[0]), self.region_word()
+        if after == before:
+            what = f"nothing to tidy: still {viz.plural(after, word)} (remove boxes first, then clean up)"
+        else:
+            what = f"{viz.plural(before, word)} -> {after}: {viz.plural(abs(before - after), word)} " + (
+                "removed" if after < before else "added")
+        self._after_edit(f"cleanup: {what}")
         self._sync()
 
     def undo(self) -> None:
@@ -677,7 +703,8 @@ class Explorer:
         """
         if self._widget is None:
             cls = _widget_class()
-            self._widget = cls(world=self.world.tolist(), title=self.title, new_box_size=self.new_box_size.tolist())
+            self._widget = cls(world=self.world.tolist(), title=self.title, new_box_size=self.new_box_size.tolist(),
+                               colors=canvas_colors())
             self._widget.on_msg(lambda _w, content, _buffers: self.handle(content))
             self._push()
         return self._widget
@@ -712,11 +739,7 @@ class Explorer:
         c = self.counts()
         title = (f"{self.title}: {viz.plural(c['boxes'], 'box', 'boxes')}, {viz.plural(c['pairs'], 'pair')}, "
                  f"{viz.plural(c['regions'], self.region_word())}")
-        viz.draw_structure(ax, self.bp, highlight=self.hits if len(self.hits) else None, title=title)
-        if self.query_box is not None:
-            viz.draw_boxes(ax, self.query_box.reshape(1, 4), fill=False, color="tab:green", linestyle="--",
-                           linewidth=1.5, label="query window", zorder=3)
-            viz.add_legend(ax)
+        self._draw_state(ax, title)
         if tax is not None:
             tax.set_axis_off()
             lines = []
@@ -731,7 +754,40 @@ class Explorer:
             tax.set_title("arrays ([x]: changed by the last operation)", fontsize=9)
         return fig
 
-    def png(self, dpi: int = 80) -> bytes:
+    def _draw_state(self, ax, title: str) -> None:
+        """The live canvas's picture with matplotlib, in the same colours, with its legend below.
+
+        Regions by depth (:data:`~lessons_lib.style.REGION_CMAP`), boxes in
+        :data:`~lessons_lib.style.BOX_COLOR`, boxes in an overlapping pair outlined in
+        :data:`~lessons_lib.style.HIGHLIGHT_COLOR`, the query window and its hits in
+        :data:`~lessons_lib.style.QUERY_COLOR`, the box just added in
+        :data:`~lessons_lib.style.NEW_COLOR`: the meanings of :data:`LEGEND`.
+        """
+        ids, boxes = self.bp.items()
+        rects, depths = self.bp.regions()
+        if len(rects):
+            viz.draw_regions(ax, (rects, depths), label=f"{self.region_word()}s (colour: depth)")
+        viz.draw_boxes(ax, boxes, ids=ids, label="box", annotate=len(ids) <= viz.AUTO_LABEL_MAX)
+        viz.draw_pairs(ax, boxes, self.bp.pairs(), ids=ids, lines=False, mark_boxes=True,
+                       color=style.HIGHLIGHT_COLOR, box_label="box in an overlapping pair")
+        if len(self.hits):
+            viz.draw_boxes(ax, boxes[np.isin(ids, self.hits)], color=style.QUERY_COLOR, alpha=0.6,
+                           label="hit of the query", zorder=3)
+        if self.query_box is not None:
+            viz.draw_boxes(ax, self.query_box.reshape(1, 4), fill=False, color=style.QUERY_COLOR, linestyle="--",
+                           linewidth=2, label="query window", zorder=3.5)
+        if self.last_inserted is not None and self.last_inserted in self.bp:
+            viz.draw_boxes(ax, boxes[ids == self.last_inserted], fill=False, color=style.NEW_COLOR, linewidth=3,
+                           label="box just added", zorder=3.6)
+        view = viz.covering_box(self.world, boxes, rects if len(rects) else None)
+        viz.set_world(ax, view)
+        viz.style_world_axes(ax, title, legend=False)
+        handles, labels = ax.get_legend_handles_labels()
+        if handles:
+            ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncols=3,
+                      fontsize="small", frameon=False)
+
+    def png(self, dpi: int = 100) -> bytes:
         """:meth:`static` as PNG bytes (deterministic), at ``dpi`` dots per inch."""
         return figure_png(self.static(dpi=dpi))
 
@@ -779,6 +835,7 @@ def _widget_class():
         info = t.Dict().tag(sync=True)
         error = t.Unicode("").tag(sync=True)
         arrays = t.List(t.Dict()).tag(sync=True)
+        colors = t.Dict().tag(sync=True)
         ack = t.Int(0).tag(sync=True)
         version = t.Int(0).tag(sync=True)
 

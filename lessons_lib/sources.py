@@ -130,6 +130,28 @@ _ALL = [
     Source("Rocklin2015", "M. Rocklin", "Dask: parallel computation with blocked algorithms and task scheduling",
            "2015", "Proceedings of the 14th Python in Science Conference (SciPy 2015), pp. 126-132.",
            "https://docs.dask.org/", "running the partitioned join on one machine or a cluster"),
+    Source("Okabe-Ito", "M. Okabe, K. Ito", "Color Universal Design (CUD): how to make figures and presentations "
+           "that are friendly to colorblind people", "2008", "Web page of J*FLY, Japan.",
+           "https://jfly.uni-koeln.de/color/", "the course's colour palette (lessons_lib.style)"),
+    Source("Catto2019", "E. Catto", "Dynamic bounding volume hierarchies", "2019",
+           "Game Developers Conference 2019, physics tutorial (slides).",
+           "https://box2d.org/files/ErinCatto_DynamicBVH_GDC2019.pdf",
+           "the dynamic AABB tree: fat AABBs, sibling choice by surface area with branch and bound, "
+           "refitting, rotations"),
+    Source("box2d", "E. Catto and contributors", "Box2D: a 2D physics engine for games", "2024",
+           "GitHub repository, MIT licence; the tree is src/dynamic_tree.c (b2DynamicTree_CreateProxy, "
+           "b2FindBestSibling, b2RotateNodes, b2DynamicTree_Rebuild).", "https://github.com/erincatto/box2d",
+           "the dynamic AABB tree a physics engine ships, and the measurement anchor of its lesson"),
+    Source("Bittner2012", "J. Bittner, M. Hapala, V. Havran", "Fast insertion-based optimization of bounding "
+           "volume hierarchies", "2012", "Computer Graphics Forum 32(1), pp. 85-100 (2013).",
+           "https://doi.org/10.1111/cgf.12000", "insertion by the surface area heuristic with branch and bound"),
+    Source("Kopta2012", "D. Kopta, T. Ize, J. Spjut, E. Brunvand, A. Davis, A. Kensler",
+           "Fast, effective BVH updates for animated scenes", "2012",
+           "Proceedings of the ACM SIGGRAPH Symposium on Interactive 3D Graphics and Games (I3D), pp. 197-204.",
+           "https://doi.org/10.1145/2159616.2159649", "tree rotations that lower the surface area locally"),
+    Source("MacDonald1990", "J. D. MacDonald, K. S. Booth", "Heuristics for ray tracing using space subdivision",
+           "1990", "The Visual Computer 6(3), pp. 153-166.", "https://doi.org/10.1007/BF01911006",
+           "the surface area heuristic"),
     Source("natural-earth", "Natural Earth contributors", "Natural Earth: free vector and raster map data", "2024",
            "Public domain map data (countries and populated places, 1:110m).", "https://www.naturalearthdata.com/",
            "the map of lessons 10 and 13"),

@@ -35,6 +35,7 @@ from matplotlib import colormaps
 from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.colors import to_rgba
 
+from . import style
 from .geometry import as_box, as_boxes
 
 __all__ = [
@@ -71,12 +72,12 @@ FRAME_BUDGETS_MS = (
 #: ``annotate="auto"`` labels boxes with their ids up to this many boxes.
 AUTO_LABEL_MAX = 30
 
-BOX_COLOR = "tab:blue"
-HIGHLIGHT_COLOR = "tab:orange"
-PAIR_COLOR = "tab:red"
-REGION_CMAP = "viridis"
+BOX_COLOR = style.BOX_COLOR
+HIGHLIGHT_COLOR = style.HIGHLIGHT_COLOR
+PAIR_COLOR = style.PAIR_COLOR
+REGION_CMAP = style.REGION_CMAP
 #: Regions use the colour map from 0 (depth 0) to this fraction (deepest), skipping pale yellows.
-_CMAP_TOP = 0.8
+REGION_CMAP_TOP = 0.8
 
 # Corner order of a box polygon, as (column of x, column of y) in [xmin, ymin, xmax, ymax].
 _CORNERS = np.array([[0, 1], [2, 1], [2, 3], [0, 3]])
@@ -427,7 +428,7 @@ def draw_regions(
     if color is None:
         top = max(int(depths.max()) if max_depth is None else int(max_depth), 1)
         cm = colormaps[cmap] if isinstance(cmap, str) else cmap
-        edges = cm(_CMAP_TOP * np.minimum(depths, top) / top)
+        edges = cm(REGION_CMAP_TOP * np.minimum(depths, top) / top)
         edges[:, 3] = alpha
     else:
         edges = to_rgba(color, alpha)
@@ -478,7 +479,7 @@ def array_row(ax, y, name, values, changed=(), free=(), *, x0: float = 0.0) -> N
 
     ax.text(x0 - 0.2, y + 0.5, name, ha="right", va="center", fontsize="small", family="monospace")
     for i, v in enumerate(values):
-        face = "tab:orange" if i in changed else ("0.85" if i in free else "white")
+        face = style.HIGHLIGHT_COLOR if i in changed else ("0.85" if i in free else "white")
         ax.add_patch(Rectangle((x0 + i, y), 1, 1, facecolor=face, edgecolor="0.3", linewidth=0.8))
         ax.text(x0 + i + 0.5, y + 0.5, str(int(v)), ha="center", va="center", fontsize="small")
 

@@ -39,7 +39,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from . import viz
+from . import style, viz
 from .base import BroadPhase, resolve_structure
 from .geometry import as_box
 
@@ -55,7 +55,7 @@ OPERATIONS = {
     "clear": (),
 }
 
-NEW_REGION_COLOR = "magenta"
+NEW_REGION_COLOR = style.NEW_COLOR
 FREED_REGION_COLOR = "0.45"
 GHOST_COLOR = "0.45"
 
@@ -322,6 +322,10 @@ class Stepper:
         Resolution of the PNGs, pixels per inch.
     interval : int
         Milliseconds between steps when the widget's Play button runs.
+    key_steps : sequence of int, optional
+        The steps that tell the story (the start, the step that matters, the end): the
+        still a notebook stores beside the widget shows them side by side, so a reader
+        without a kernel sees the story. Default: the first, middle and last steps.
 
     Raises
     ------
@@ -337,7 +341,8 @@ class Stepper:
     later views of it are free.
     """
 
-    def __init__(self, frames, draw, *, title=None, figsize=(6, 4.5), labels=None, dpi=100, interval=800):
+    def __init__(self, frames, draw, *, title=None, figsize=(6, 4.5), labels=None, dpi=100, interval=800,
+                 key_steps=None):
         self._frames = list(frames)
         n = len(self._frames)
         if n == 0:
@@ -358,6 +363,8 @@ class Stepper:
         self._index = 0
         self._png_cache: dict[int, bytes] = {}
         self._ui = None
+        self._still: bytes | None = None
+        self.key_steps = None if key_steps is None else [self._check_index(i) for i in key_steps]
 
     # -- building from operations ----------------------------------------
     @classmethod
@@ -603,14 +610,27 @@ class Stepper:
         ui.prev_button.disabled = i == 0
         ui.next_button.disabled = i == len(self) - 1
 
+    def still_steps(self) -> list[int]:
+        """The steps of the still: :attr:`key_steps`, or the first, middle and last steps."""
+        if self.key_steps:
+            return list(self.key_steps)
+        last = len(self) - 1
+        return sorted({0, last // 2, last})
+
+    def still_png(self) -> bytes:
+        """PNG of :meth:`show_steps` over :meth:`still_steps`: the story without a kernel."""
+        if self._still is None:
+            self._still = figure_png(self.show_steps(self.still_steps()))
+        return self._still
+
     def _ipython_display_(self) -> None:
-        """Display the widget, with a short text and the current PNG as fallbacks for static viewers."""
+        """Display the widget, with a short text and the key steps' still as fallbacks for static viewers."""
         from IPython.display import display
 
         box = self.widget()
         bundle = {
             "text/plain": repr(self),
-            "image/png": self.png(),
+            "image/png": self.still_png(),
             "application/vnd.jupyter.widget-view+json": {"version_major": 2, "version_minor": 0,
                                                          "model_id": box.model_id},
         }

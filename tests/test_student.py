@@ -81,3 +81,30 @@ def test_write_student_versions(tmp_path):
     for p in written:
         code = [c.source for c in nbformat.read(p, as_version=4).cells if c.cell_type == "code"]
         assert not any("### BEGIN SOLUTION" in src for src in code)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_student_edition_keeps_each_solution_one_click_away(path):
+    teacher = nbformat.read(path, as_version=4)
+    student = make_student.student_notebook(teacher, with_solutions=True)
+    cells = student.cells
+    for k, cell in enumerate(cells):
+        if cell.cell_type == "code" and make_student.STUB in cell.source:
+            check = next(j for j in range(k + 1, len(cells)) if cells[j].cell_type == "code")
+            shown = cells[check + 1]
+            assert shown.cell_type == "markdown" and "solution" in shown.metadata.get("tags", [])
+            assert shown.source.startswith(f"<details><summary>{make_student.SOLUTION_SUMMARY}</summary>")
+            assert "### BEGIN SOLUTION" not in shown.source
+    visible = [c.source for c in cells if c.cell_type == "code"]
+    assert not any("### BEGIN SOLUTION" in src for src in visible)
+
+
+def test_keep_existing_never_overwrites_a_students_work(tmp_path):
+    make_student.write_student_versions(tmp_path)
+    mine = tmp_path / NOTEBOOKS[1].name
+    mine.write_text(mine.read_text().replace("NotImplementedError", "NotImplementedError", 1) + "\n")
+    before = mine.read_text()
+    (tmp_path / NOTEBOOKS[0].name).unlink()
+    written = make_student.write_student_versions(tmp_path, keep_existing=True)
+    assert [p.name for p in written] == [NOTEBOOKS[0].name]
+    assert mine.read_text() == before
