@@ -96,7 +96,7 @@ test-nbgrader: setup $(NBGRADER_STAMP)
 # cores): the three benchmark suites (bench_article.csv, bench_scaled.csv, bench_dynamic.csv, every
 # result checked, peers beside ours), lessons 02-03's grids and hashes (python -m lessons_lib.labs.grids
 # --store), lesson 05's quadtree scaling, lessons 05-07's measurements
-# (python -m lessons_lib.labs.quadtrees|loose --store), lesson 12's simulation files, lesson 14's
+# (python -m lessons_lib.labs.quadtrees|loose --store), lesson 13's simulation files, lesson 15's
 # partitioned join (partitioned_runs.csv, partitioned_tasks.csv), then prints the course's goals
 # (benchmarks/, outside the package). Timing never fails the run; a wrong pair does. ARGS runs only
 # what it says: make bench ARGS="--suite article" runs a suite (python -m lessons_lib.bench),
@@ -117,16 +117,18 @@ ifeq ($(strip $(ARGS)),)
 	@echo "lessons 05-07: quadtree and loose-structure measurements (about 25 minutes)"
 	$(BIN)/python -m lessons_lib.labs.quadtrees --store
 	$(BIN)/python -m lessons_lib.labs.loose --store
-	@echo "lesson 12: simulation targets and stored results (about 5 minutes) -> data/results/sim_targets.txt"
+	@echo "lesson 13: simulation targets and stored results (about 5 minutes) -> data/results/sim_targets.txt"
 	$(BIN)/python -m benchmarks.goals_sim --store > data/results/sim_targets.txt
-	@echo "lesson 12: Hilbert against random numbering of the agents (a few minutes)"
+	@echo "lesson 13: Hilbert against random numbering of the agents (a few minutes)"
 	$(BIN)/python -m lessons_lib.labs.sim_layout --store
-	@echo "lesson 14: partitioned join on 1 and 2 workers, 10 million boxes out of core (about 3 minutes)"; $(BIN)/python -m lessons_lib.bench.partitioned
+	@echo "lesson 15: partitioned join on 1 and 2 workers, 10 million boxes out of core (about 3 minutes)"; $(BIN)/python -m lessons_lib.bench.partitioned
 	@echo "speed on both cores: 100,000 sparse boxes against the libraries, whole frames up to 2,000,000 agents (about 5 minutes)"
 	$(BIN)/python -m benchmarks.goals_speed --store
 	@echo "the answer set's C beside ours on the same frames (skipped without ../shared/anchors; about 10 minutes)"
 	$(BIN)/python -m benchmarks.anchor_c --sizes 20000,100000,500000 --save
-	$(BIN)/python -m benchmarks --skip quadtrees --skip "lesson 12" --skip "speed:"
+	@echo "Box2D's dynamic tree beside ours on the same frames (skipped without ../shared/anchors; about 6 minutes)"
+	$(BIN)/python -m benchmarks.anchor_box2d --sizes 20000,100000,500000 --save
+	$(BIN)/python -m benchmarks --skip quadtrees --skip "lesson 13" --skip "speed:"
 else
 	$(BIN)/python -m $(if $(findstring --suite,$(ARGS)),lessons_lib.bench,benchmarks) $(ARGS)
 endif
@@ -136,7 +138,7 @@ endif
 RESULT_NOTEBOOKS = $(shell grep -l -e load_results -e 'data_path.\\"results' notebooks/*.ipynb)
 
 refresh-notebooks: setup
-	for nb in $(RESULT_NOTEBOOKS); do $(BIN)/jupyter nbconvert --to notebook --execute --inplace $$nb || exit 1; done
+	$(BIN)/python tools/execute_lessons.py $(RESULT_NOTEBOOKS)
 
 # The course as a static web site from the executed notebooks (Jupyter Book, offline; nothing is
 # executed): build/site/html/, ready to publish as it is. test-site opens every page in headless

@@ -7,7 +7,7 @@ out to reach, as a list of :class:`Line` (what was measured, the figure, the
 goal, met or not). ``python -m benchmarks`` runs every goal, or those whose
 name contains ``--only TEXT``; timing never fails the run.
 
-``make bench`` runs the benchmark suites of lesson 11 first
+``make bench`` runs the benchmark suites of lesson 12 first
 (``python -m lessons_lib.bench --suite all``), then these goals.
 
 Suites that compare with code outside the project (kept beside the repository,

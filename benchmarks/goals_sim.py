@@ -1,4 +1,4 @@
-"""Targets of lesson 12: the agent simulation at the scale of the quadtree answer set [SO-quadtree].
+"""Targets of lesson 13: the agent simulation at the scale of the quadtree answer set [SO-quadtree].
 
 Goals (issue 9), one core, the simulation step only (move, update, pairs,
 narrow phase, response; not drawing), with the fastest registered structure:
@@ -23,8 +23,8 @@ structure slower than ``PRUNE_MS`` per frame at one size is not tried at the
 next. Every probe's last frame is checked against cKDTree before any time is
 reported. The machines are shared: times are medians over frames.
 
-The measurement itself is lesson 12's, in :mod:`lessons_lib.labs.sim_measure`;
-``python -m benchmarks.goals_sim --store`` also writes the CSV files lesson 12
+The measurement itself is lesson 13's, in :mod:`lessons_lib.labs.sim_measure`;
+``python -m benchmarks.goals_sim --store`` also writes the CSV files lesson 13
 plots (as ``python -m lessons_lib.labs.sim_measure --store`` does, from the same
 run; see data/README.md).
 """
@@ -88,7 +88,7 @@ def run_all(store: bool = False, log=print) -> list[Line]:
     return _lines(m["scaling"], m["long"])
 
 
-@goal("lesson 12 simulation: 20k / 100k / 500k agents, fastest structure, memory flat")
+@goal("lesson 13 simulation: 20k / 100k / 500k agents, fastest structure, memory flat")
 def simulation_targets():
     return run_all(store=False)
 
@@ -99,7 +99,7 @@ def main(argv) -> None:  # pragma: no cover - a maintenance command
     store = "--store" in argv
     import datetime
 
-    print(f"# lesson 12 simulation targets, {datetime.date.today()}: {machine_info()}")
+    print(f"# lesson 13 simulation targets, {datetime.date.today()}: {machine_info()}")
     t0 = time.perf_counter()
     lines = run_all(store=store)
     print()

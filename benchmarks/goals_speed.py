@@ -13,7 +13,7 @@ Two measurements, each printed as goal lines and stored under ``data/results/``:
     least :data:`PEER_SPEEDUP` x faster than the fastest peer, on every scene.
 
 ``frames`` (``sim_frame_goals.csv``)
-    Whole frames of lesson 12's simulation (``Simulation(n, structure=...,
+    Whole frames of lesson 13's simulation (``Simulation(n, structure=...,
     seed=0)``: move, ``update_many`` + ``cleanup``, ``pairs()``, narrow phase,
     response), median of :data:`FRAMES` frames after :data:`WARMUP`, for the
     fast structures at each size (at 2,000,000 only the fastest of 1,000,000).
@@ -225,7 +225,7 @@ def peers_goal(store: bool = False):
 def frames_goal(store: bool = False):
     rows = run_frames(log=lambda *a: None)
     if store:
-        save_results("sim_frame_goals", rows, what="whole frames of lesson 12's simulation, fastest structures",
+        save_results("sim_frame_goals", rows, what="whole frames of lesson 13's simulation, fastest structures",
                      command="python -m benchmarks.goals_speed --store --only frames")
     return frame_lines(rows)
 

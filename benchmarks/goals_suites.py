@@ -1,4 +1,4 @@
-"""Goals of the benchmark suites (lesson 11), read from the stored ``bench_*.csv`` files.
+"""Goals of the benchmark suites (lesson 12), read from the stored ``bench_*.csv`` files.
 
 At n = 100,000 on the scaled ``random``, ``clustered``, ``xline`` and ``yline``
 scenes, the fastest lessons_lib structure at least 5x faster than the fastest

@@ -249,7 +249,7 @@ JUDGED_STEP = 1.0
 
 
 def _lesson12_motion(n: int = N, frames: int = 4):
-    """What "a small step" means in lesson 12: its agents' motion, relative to their size and in swaps.
+    """What "a small step" means in lesson 13: its agents' motion, relative to their size and in swaps.
 
     Returns ``(speed / side, swaps per endpoint on the sweep axis)``: the mean
     distance an agent moves per frame over the mean side of its box, and the
@@ -291,7 +291,7 @@ def sap_persistent_pairs():
         c_full = _frames_cpu(full, ids, [boxes, after], 5)
         rows[s] = (swaps_both, inc.last_swaps, c_pp, c_inc, c_full, len(ref))
     rel12, swaps12 = _lesson12_motion()
-    # the step at which the random scene makes lesson 12's swaps per endpoint (swaps grow linearly with the step)
+    # the step at which the random scene makes lesson 13's swaps per endpoint (swaps grow linearly with the step)
     per_unit = rows[1.0][1] / (2 * N)  # sweep-axis swaps per endpoint per unit of step
     step_swaps = swaps12 / per_unit
     # moved(): a uniform shift in a square of half-side step / sqrt(2): mean length 0.541 * step
@@ -300,7 +300,7 @@ def sap_persistent_pairs():
         Line("pairs after each move == cKDTree pairs", "persistent, insertion-sort and re-sort modes, every step",
              "identical", True),
         Line("which step is 'small'",
-             f"lesson 12's agents (Simulation defaults) move {100 * rel12:.1f}% of their box side per frame "
+             f"lesson 13's agents (Simulation defaults) move {100 * rel12:.1f}% of their box side per frame "
              f"(mean), and a lesson-12 frame at n = 100,000 makes {swaps12:.1f} swaps per endpoint on its sweep "
              f"axis; the random scene (boxes {side:.0f} units) makes as many swaps at a step of {step_swaps:.2f} "
              f"and moves as far relative to size at {step_size:.1f}; judged at step {JUDGED_STEP:g}, the issue's "

@@ -21,7 +21,7 @@ The folders say what each file is for, and imports flow one way (down this list)
   the kernels several of them share;
 * :mod:`lessons_lib.labs`: what one lesson draws, steps through and measures;
 * :mod:`lessons_lib.checks`: automatic checks of the exercises;
-* :mod:`lessons_lib.bench`: the benchmark harness of lesson 11.
+* :mod:`lessons_lib.bench`: the benchmark harness of lesson 12.
 
 ``structures`` and ``core`` never import drawing, widgets, labs, checks or the benchmark
 harness (a test reads the imports). The words the course uses (id, slot, element,

@@ -10,7 +10,9 @@ A lesson swaps structures by changing one name::
 :class:`BroadPhase` is a template: its public methods validate input once, keep
 the shared :class:`~lessons_lib.core.elements.ElementTable` (id -> slot, boxes stored
 once) and call a few small hooks that each structure implements over slots.
-A failed call leaves the structure exactly as it was.
+A failed call leaves the structure exactly as it was, and an interrupt (Ctrl-C,
+JupyterLab's "Interrupt kernel") waits until the call has finished
+(:mod:`lessons_lib.core.interrupts`), so no call is ever left half-done.
 
 Conventions
 -----------
@@ -31,10 +33,11 @@ from typing import ClassVar
 import numpy as np
 
 from .core.elements import ElementTable, exchange_boxes
+from .core.interrupts import uninterrupted
 from .geometry import ARTICLE_WORLD, as_box, as_boxes, box_extent
 from .core.pair_order import canonical_pairs, normalize_pairs
 
-__all__ = ["BroadPhase", "STRUCTURES", "register", "resolve_structure", "normalize_pairs", "world_for"]
+__all__ = ["BroadPhase", "STRUCTURES", "as_ids", "register", "resolve_structure", "normalize_pairs", "world_for"]
 
 #: Every structure by short name, e.g. ``STRUCTURES["brute_force"]``.
 STRUCTURES: dict[str, type["BroadPhase"]] = {}
@@ -79,6 +82,50 @@ def _check_id(id_) -> int:
     if not -(2**63) <= v < 2**63:
         raise ValueError(f"id {v} does not fit in int64")
     return v
+
+
+def as_ids(ids, *, name: str = "ids") -> np.ndarray:
+    """Validate many element ids the way ``insert``/``update``/``remove`` check one; return int64 ``(k,)``.
+
+    Accepts integer arrays (signed or unsigned) and sequences of Python or numpy integers.
+
+    Raises
+    ------
+    TypeError
+        Booleans, floats, strings or other non-integers (an empty sequence of any dtype is fine).
+    ValueError
+        Not one-dimensional, or an id outside int64 (an unsigned value above ``2**63 - 1``).
+    """
+    if isinstance(ids, (list, tuple)):
+        return _checked_ids(ids, name)
+    arr = np.asarray(ids)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
+    if arr.size == 0:
+        return np.zeros(0, np.int64)
+    kind = arr.dtype.kind
+    if kind == "i":
+        return arr.astype(np.int64, copy=False)
+    if kind == "u":
+        if arr.dtype.itemsize == 8 and (arr > np.uint64(2**63 - 1)).any():
+            raise ValueError(f"id {int(arr[arr > np.uint64(2**63 - 1)][0])} does not fit in int64")
+        return arr.astype(np.int64)
+    if kind == "O":
+        return _checked_ids(arr.tolist(), name)
+    raise TypeError(f"{name} must be integers, got dtype {arr.dtype}")
+
+
+def _checked_ids(values, name: str) -> np.ndarray:
+    """A sequence of single ids, each checked by :func:`_check_id`, as int64 ``(k,)``."""
+    out = np.empty(len(values), dtype=np.int64)
+    for k, v in enumerate(values):
+        if isinstance(v, (list, tuple, np.ndarray)):
+            raise ValueError(f"{name} must be one-dimensional, got a nested sequence at index {k}")
+        try:
+            out[k] = _check_id(v)
+        except TypeError as exc:
+            raise TypeError(f"{name} must be integers: {exc}") from None
+    return out
 
 
 def world_for(boxes: np.ndarray) -> np.ndarray:
@@ -128,6 +175,17 @@ class BroadPhase(abc.ABC):
     name: ClassVar[str] = ""
     #: False for structures whose ``_update_many`` ignores the old boxes (it then gets a ``(0, 4)`` array).
     update_reads_old: ClassVar[bool] = True
+    #: Public calls that may change the structure (a lazy rebuild in ``pairs`` too): an interrupt
+    #: waits for their end, in every subclass that overrides them as well. ``query`` is hot and
+    #: reads only: a structure whose query rebuilds lazily marks that step ``@uninterrupted``.
+    MUTATING: ClassVar[tuple[str, ...]] = ("insert", "remove", "update", "update_many", "pairs", "clear", "cleanup")
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for name in cls.MUTATING:
+            method = cls.__dict__.get(name)
+            if callable(method) and not getattr(method, "__uninterrupted__", False):
+                setattr(cls, name, uninterrupted(method))
 
     def __init__(self, *, world=None):
         if world is None:
@@ -172,6 +230,7 @@ class BroadPhase(abc.ABC):
             params["world"] = world_for(boxes)
 
     # -- the interface ----------------------------------------------------
+    @uninterrupted
     def insert(self, id, box) -> None:
         """Add element ``id`` with AABB ``box``; ``ValueError`` if ``id`` is present."""
         i = _check_id(id)
@@ -185,6 +244,7 @@ class BroadPhase(abc.ABC):
             self.elements.discard(i)
             raise
 
+    @uninterrupted
     def remove(self, id) -> None:
         """Remove element ``id``; ``KeyError`` if it is not stored."""
         i = _check_id(id)
@@ -192,6 +252,7 @@ class BroadPhase(abc.ABC):
         self._remove(slot, self.elements.boxes[slot].copy())
         self.elements.discard(i)
 
+    @uninterrupted
     def update(self, id, box) -> None:
         """Move element ``id`` to a new AABB ``box`` ("move" in [SO-quadtree])."""
         i = _check_id(id)
@@ -201,6 +262,7 @@ class BroadPhase(abc.ABC):
         self.elements.boxes[slot] = b
         self._update(slot, old, b)
 
+    @uninterrupted
     def update_many(self, ids, boxes) -> None:
         """Move many elements at once: the per-frame path of a simulation.
 
@@ -217,7 +279,7 @@ class BroadPhase(abc.ABC):
             Bad boxes (naming the row), ``ids`` and ``boxes`` of different
             lengths, an id repeated.
         TypeError
-            Non-integer ids.
+            Non-integer ids (booleans, floats, strings), as :func:`as_ids`.
         KeyError
             An unknown id.
 
@@ -225,11 +287,9 @@ class BroadPhase(abc.ABC):
         Structures with a bulk kernel override ``_update_many``.
         """
         b = as_boxes(boxes)
-        ids_arr = np.asarray(ids)
-        if ids_arr.ndim != 1 or len(ids_arr) != len(b):
+        ids_arr = as_ids(ids)  # the same checks as update()'s, for every id
+        if len(ids_arr) != len(b):
             raise ValueError(f"ids must have shape ({len(b)},) to match boxes, got shape {ids_arr.shape}")
-        if len(ids_arr) and not np.issubdtype(ids_arr.dtype, np.integer):
-            raise TypeError(f"ids must be integers, got dtype {ids_arr.dtype}")
         slots = self.elements.distinct_slots(ids_arr)
         old = exchange_boxes(self.elements.boxes, slots, b, self.update_reads_old)  # one pass: old out, new in
         self._update_many(slots, old, b)
@@ -245,6 +305,7 @@ class BroadPhase(abc.ABC):
         slots = np.asarray(self._query(b), dtype=np.int64)
         return np.sort(self.elements.ids[slots])
 
+    @uninterrupted
     def pairs(self) -> np.ndarray:
         """Every pair of stored elements whose boxes intersect.
 
@@ -255,11 +316,13 @@ class BroadPhase(abc.ABC):
         """
         return canonical_pairs(self._pairs(), self.elements)
 
+    @uninterrupted
     def clear(self) -> None:
         """Remove every element (keeps the parameters and the world)."""
         self.elements.clear()
         self._clear()
 
+    @uninterrupted
     def cleanup(self) -> None:
         """Deferred maintenance (e.g. collapsing empty quadtree leaves). No-op by default."""
         self._cleanup()

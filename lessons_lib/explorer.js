@@ -102,7 +102,7 @@ function render({ model, el }) {
                    ["box in an overlapping pair", c.pair, "transparent", "solid"],
                    ["query window (dashed) and its hits", c.query, rgba(c.query, 0.6), "dashed"],
                    ["box just added", c.new, "transparent", "solid"],
-                   [`${word}s: dark = shallow, light = deep`, c.regions[0], "transparent", "dotted"]];
+                   [`${word}s` + ((model.get("info") || {}).layered ? ": dark = shallow, light = deep" : ""), c.regions[0], "transparent", "dotted"]];
     for (const [text, edge, fill, line] of items) {
       const item = make("span");
       const sw = make("span", "lx-swatch");

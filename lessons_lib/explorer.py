@@ -14,7 +14,7 @@ In the widget
   ``new_box_size`` centred there, drag to add a box of the dragged size,
   click on a box to remove it (the top one: the highest id).
 * **Query mode** (or shift-drag in boxes mode): drag a query window. The
-  structure's hits are filled red; they are checked against a brute-force
+  structure's hits are filled green (the query colour); they are checked against a brute-force
   scan of the stored boxes, and the cells or nodes the query visited are
   counted where the structure keeps such a counter (``last_query_*``
   attributes), else the regions touching the window are counted.
@@ -314,7 +314,7 @@ class Explorer:
     error : str
         The text of the last refused gesture ("" after a successful one).
     last_inserted : int or None
-        The id the last gesture inserted (outlined in green in the widget).
+        The id the last gesture inserted (outlined in purple, the colour of what is new).
     message : str
         What the last gesture did.
 
@@ -674,6 +674,7 @@ class Explorer:
             "hits": self.hits.tolist(),
             "info": {"structure": type(self.bp).__name__, "boxes": int(len(ids)), "pairs": int(len(pairs)),
                      "regions": int(len(rects)), "region_word": self.region_word(),
+                     "layered": bool(len(depths) and int(np.max(depths)) > 0),
                      "message": self.message, "undo": len(self.history)},
             "error": self.error,
             "arrays": self.array_rows(),
@@ -730,10 +731,10 @@ class Explorer:
         """
         rows = self.array_rows()
         if figsize is None:
-            figsize = (11, 4.8) if rows else (6.4, 4.8)
+            figsize = (9.6, 4.8) if rows else (6.4, 4.8)
         fig = StaticFigure(figsize=figsize, dpi=dpi, layout="constrained")
         if rows:
-            ax, tax = fig.subplots(1, 2, width_ratios=[1.3, 1])
+            ax, tax = fig.subplots(1, 2, width_ratios=[1.5, 1])
         else:
             ax, tax = fig.add_subplot(), None
         c = self.counts()
@@ -744,12 +745,12 @@ class Explorer:
             tax.set_axis_off()
             lines = []
             for r in rows:
-                shown = r["values"][:14]
+                shown = r["values"][:10]
                 cells = [f"[{v}]" if r["start"] + k in r["changed"] else str(v) for k, v in enumerate(shown)]
                 tail = " ..." if r["length"] > r["start"] + len(shown) else ""
                 lines.append(f"{r['name']} ({viz.plural(r['length'], 'entry', 'entries')}, from {r['start']}):")
                 lines.append("  " + " ".join(cells) + tail)
-            tax.text(0, 1, "\n".join(lines), va="top", ha="left", family="monospace", fontsize=8,
+            tax.text(0, 1, "\n".join(lines), va="top", ha="left", family="monospace", fontsize=9,
                      transform=tax.transAxes)
             tax.set_title("arrays ([x]: changed by the last operation)", fontsize=9)
         return fig
@@ -766,7 +767,9 @@ class Explorer:
         ids, boxes = self.bp.items()
         rects, depths = self.bp.regions()
         if len(rects):
-            viz.draw_regions(ax, (rects, depths), label=f"{self.region_word()}s (colour: depth)")
+            layered = len(depths) and int(np.max(depths)) > 0
+            label = f"{self.region_word()}s" + (" (dark: shallow, light: deep)" if layered else "")
+            viz.draw_regions(ax, (rects, depths), label=label)
         viz.draw_boxes(ax, boxes, ids=ids, label="box", annotate=len(ids) <= viz.AUTO_LABEL_MAX)
         viz.draw_pairs(ax, boxes, self.bp.pairs(), ids=ids, lines=False, mark_boxes=True,
                        color=style.HIGHLIGHT_COLOR, box_label="box in an overlapping pair")
@@ -784,8 +787,7 @@ class Explorer:
         viz.style_world_axes(ax, title, legend=False)
         handles, labels = ax.get_legend_handles_labels()
         if handles:
-            ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncols=3,
-                      fontsize="small", frameon=False)
+            ax.figure.legend(handles, labels, loc="outside lower center", ncols=3, fontsize="small", frameon=False)
 
     def png(self, dpi: int = 100) -> bytes:
         """:meth:`static` as PNG bytes (deterministic), at ``dpi`` dots per inch."""

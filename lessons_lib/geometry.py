@@ -92,6 +92,39 @@ def box_extent(arr):
 # --------------------------------------------------------------------------
 # Validation at the boundary
 # --------------------------------------------------------------------------
+def _real_float64(obj, *, name: str, shape: str) -> np.ndarray:
+    """``obj`` as float64, accepting only real numbers (float or integer dtypes, or Python numbers).
+
+    Raises ``TypeError`` naming the dtype for booleans, strings, bytes, complex numbers,
+    dates and objects that are not real numbers; ``ValueError`` for input that cannot be
+    read as an array (ragged rows) and for a number too large for a float64 (naming its
+    row when ``shape`` is ``(n, 4)``).
+    """
+    if isinstance(obj, np.ndarray) and obj.dtype == np.float64:
+        return obj
+    try:
+        raw = np.asarray(obj)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ValueError(f"{name} must be numbers of shape {shape}: {exc}") from None
+    kind = raw.dtype.kind
+    if kind in "biuf":
+        if kind == "b":
+            raise TypeError(f"{name} must be real numbers (a float or integer dtype), got dtype {raw.dtype}")
+        return raw.astype(np.float64)
+    if kind != "O":
+        raise TypeError(f"{name} must be real numbers (a float or integer dtype), got dtype {raw.dtype}")
+    flat = raw.reshape(-1)
+    for k, v in enumerate(flat.tolist()):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+            raise TypeError(f"{name} must be real numbers, got {type(v).__name__} {v!r:.40} at index {k}")
+        try:
+            float(v)
+        except OverflowError:
+            row = f"box {k // 4}" if shape == "(n, 4)" else f"index {k}"
+            raise ValueError(f"{name}: {row} has a coordinate too large for a float64: {str(v)[:20]}...") from None
+    return raw.astype(np.float64)
+
+
 def as_boxes(obj, *, name: str = "boxes") -> np.ndarray:
     """Validate ``obj`` as a set of closed AABBs and return it as an array.
 
@@ -111,15 +144,16 @@ def as_boxes(obj, *, name: str = "boxes") -> np.ndarray:
 
     Raises
     ------
+    TypeError
+        If the input is not real numbers: booleans, strings, complex numbers or
+        other objects (the message names the dtype).
     ValueError
         If the input cannot be read as numbers, has the wrong shape, holds a
-        NaN or infinite coordinate, or has a row with ``xmin > xmax`` or
-        ``ymin > ymax``. The message names the first offending row.
+        NaN or infinite coordinate or a number too large for a float64, or has
+        a row with ``xmin > xmax`` or ``ymin > ymax``. The message names the
+        first offending row.
     """
-    try:
-        arr = np.asarray(obj, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be numbers of shape (n, 4): {exc}") from None
+    arr = _real_float64(obj, name=name, shape="(n, 4)")
     if arr.ndim == 1 and arr.size == 0:
         arr = arr.reshape(0, 4)
     if arr.ndim != 2 or arr.shape[1] != 4:
@@ -148,13 +182,12 @@ def as_box(obj, *, name: str = "box") -> np.ndarray:
 
     Raises
     ------
+    TypeError
+        Not real numbers (as :func:`as_boxes`).
     ValueError
         Wrong shape, NaN/infinite coordinate, or inverted box (as :func:`as_boxes`).
     """
-    try:
-        arr = np.asarray(obj, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be 4 numbers [xmin, ymin, xmax, ymax]: {exc}") from None
+    arr = _real_float64(obj, name=name, shape="(4,) as [xmin, ymin, xmax, ymax]")
     if arr.shape != (4,):
         raise ValueError(f"{name} must have shape (4,) as [xmin, ymin, xmax, ymax], got shape {arr.shape}")
     for col in range(4):
@@ -172,13 +205,12 @@ def as_points(obj, *, name: str = "points") -> np.ndarray:
 
     Raises
     ------
+    TypeError
+        Not real numbers (as :func:`as_boxes`).
     ValueError
         If the last axis is not of length 2 or a coordinate is NaN or infinite.
     """
-    try:
-        arr = np.asarray(obj, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be numbers with a last axis of length 2: {exc}") from None
+    arr = _real_float64(obj, name=name, shape="(..., 2)")
     if arr.ndim == 0 or arr.shape[-1] != 2:
         raise ValueError(f"{name} must have shape (..., 2) as (x, y), got shape {arr.shape}")
     if not np.isfinite(arr).all():

@@ -43,6 +43,17 @@ reference cell
     The one cell (or partition) allowed to report a pair: the cell holding the
     lower-left corner of the two boxes' intersection. It reports every pair once
     without a set of pairs seen.
+replication, load balance
+    Of a partitioning (lesson 15): boxes received by all partitions / boxes given
+    (1.0 when no box crosses a border), and boxes in the largest partition / the
+    mean per partition (1.0 when all are equal).
+Amdahl's law
+    When part of a job cannot be shared among workers, no number of workers makes
+    the job faster than that part allows: with a share s that cannot be shared,
+    at most 1/s times faster.
+pickling
+    Turning a Python object into bytes with the ``pickle`` module, so that another
+    process (or machine) can rebuild it: how Dask's workers pass data around.
 canonical pair order
     The order every ``pairs()`` returns: rows ``(id_a, id_b)`` with
     ``id_a < id_b``, rows sorted lexicographically, no repeats
@@ -60,6 +71,39 @@ Morton code, Hilbert value
 cleanup
     Deferred maintenance a structure does when asked (``cleanup()``), not on
     every removal: collapsing empty quadtree leaves, refitting loose bounds.
+counting sort, giant
+    The counting-sort grid (lesson 02, section 7) files each box under the cell of
+    its lower-left corner and sorts all boxes by cell in three passes (count per
+    cell, running sums, placement), so each cell's boxes are one contiguous range.
+    A giant is a box covering more than two columns or rows of cells: it is kept
+    on a list of its own and searched for like a query box.
+key, key comparison
+    In the spatial hash (lesson 03), each list node stores its cell as one int64
+    key. Cells sharing a bucket are told apart by comparing keys; the pair search
+    sorts each bucket's nodes by key, one comparison at a time.
+fat AABB (fat box)
+    In the dynamic AABB tree, a leaf's box: the element's box enlarged by ``margin``
+    on every side (and optionally stretched along its last move). An element that
+    moves inside its fat box changes nothing in the tree.
+sibling
+    In the dynamic AABB tree, the node a new leaf is paired with under a new parent,
+    chosen so that the tree's surface-area cost grows least.
+surface area heuristic (SAH), surface-area cost
+    The sum of the internal nodes' surface areas (in 2D, their perimeters): the
+    expected number of nodes a random query visits is proportional to it [MacDonald1990].
+inherited cost, branch and bound
+    In the dynamic AABB tree's sibling search (lesson 12), a node's inherited cost is
+    what its ancestors' perimeters grow by when they take in the new box. Branch and
+    bound skips a node's children when their least possible cost (the inherited cost,
+    plus the node's own growth, plus the new box's perimeter) cannot beat the best found.
+rotation
+    In the dynamic AABB tree, swapping a node's child with one of its grandchildren
+    when that lowers the surface-area cost [Kopta2012].
+refit
+    Recomputing node boxes bottom-up from their children without changing the tree's shape.
+move buffer
+    The elements changed since the last ``pairs()``: only they query the tree again,
+    and the other elements' pairs are kept.
 """
 from __future__ import annotations
 

@@ -23,7 +23,8 @@ Ours:
 
 * ``clustered``: boxes of size 6..14 around 8 Gaussian cluster centres
   (standard deviation 4 % of the world's width), clipped to the world.
-* ``mixed_sizes``: "dragons among orcs" from the quadtree answer set [SO-quadtree]: 98 % small boxes (4..10 units), 2 % huge ones
+* ``mixed_sizes``: a few huge objects among many small ones (our paraphrase of the big-object example in
+  [SO-quadtree], answer "2. Fundamentals"): 98 % small boxes (4..10 units), 2 % huge ones
   (60..200 units), which defeat structures tuned to one element size.
 
 A different ``world`` rescales *positions* to that world; sizes stay as above, so

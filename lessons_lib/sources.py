@@ -118,7 +118,7 @@ _ALL = [
            "Spatial data management in Apache Spark: the GeoSpark perspective and beyond", "2019",
            "GeoInformatica 23, pp. 37-78; the system is now Apache Sedona (https://sedona.apache.org/).",
            "https://doi.org/10.1007/s10707-018-0330-9",
-           "the partitioned spatial join of lesson 14: sampled KDB-tree, quadtree and R-tree partitioners"),
+           "the partitioned spatial join of lesson 15: sampled KDB-tree, quadtree and R-tree partitioners"),
     Source("Dittrich2000", "J.-P. Dittrich, B. Seeger",
            "Data redundancy and duplicate detection in spatial join processing", "2000",
            "Proceedings of the 16th International Conference on Data Engineering (ICDE 2000), pp. 535-546.", "",
@@ -126,7 +126,7 @@ _ALL = [
            "intersection"),
     Source("dask-geopandas", "dask-geopandas contributors", "dask-geopandas: parallel GeoPandas with Dask",
            "2024", "Documentation: spatial partitioning (Hilbert and Morton distance, sjoin).",
-           "https://dask-geopandas.readthedocs.io/", "the partitioned spatial join of lesson 14"),
+           "https://dask-geopandas.readthedocs.io/", "the partitioned spatial join of lesson 15"),
     Source("Rocklin2015", "M. Rocklin", "Dask: parallel computation with blocked algorithms and task scheduling",
            "2015", "Proceedings of the 14th Python in Science Conference (SciPy 2015), pp. 126-132.",
            "https://docs.dask.org/", "running the partitioned join on one machine or a cluster"),
@@ -154,7 +154,7 @@ _ALL = [
            "the surface area heuristic"),
     Source("natural-earth", "Natural Earth contributors", "Natural Earth: free vector and raster map data", "2024",
            "Public domain map data (countries and populated places, 1:110m).", "https://www.naturalearthdata.com/",
-           "the map of lessons 10 and 13"),
+           "the map of lessons 10 and 14"),
 ]
 
 #: Every source by key.

@@ -66,11 +66,19 @@ GHOST_COLOR = "0.45"
 def figure_png(fig: Figure) -> bytes:
     """Render ``fig`` to PNG bytes with the Agg canvas, at the figure's own dpi.
 
+    The picture is stored with a palette of at most 256 colours (a diagram of
+    boxes and lines has far fewer), which makes the PNG two to three times
+    smaller than full colour: notebooks store every still and widget frame.
     The output is deterministic: the same figure drawn the same way gives the
     same bytes (the PNG holds no timestamp).
     """
+    from PIL import Image
+
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    image = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
     buf = io.BytesIO()
-    FigureCanvasAgg(fig).print_png(buf)
+    image.convert("RGB").quantize(256, method=Image.Quantize.MEDIANCUT).save(buf, format="png", optimize=True)
     return buf.getvalue()
 
 
@@ -326,6 +334,11 @@ class Stepper:
         The steps that tell the story (the start, the step that matters, the end): the
         still a notebook stores beside the widget shows them side by side, so a reader
         without a kernel sees the story. Default: the first, middle and last steps.
+    still_ncols : int, optional
+        Panels per row in the still (default: 2 for two or four key steps, else at most 3).
+    still_panel_size : tuple of 2 floats
+        Inches per panel in the still; a frame that is a wide row of array cells needs
+        wider panels and fewer per row than a picture of the world.
 
     Raises
     ------
@@ -342,7 +355,7 @@ class Stepper:
     """
 
     def __init__(self, frames, draw, *, title=None, figsize=(6, 4.5), labels=None, dpi=100, interval=800,
-                 key_steps=None):
+                 key_steps=None, still_ncols=None, still_panel_size=(3.6, 3.9)):
         self._frames = list(frames)
         n = len(self._frames)
         if n == 0:
@@ -365,6 +378,12 @@ class Stepper:
         self._ui = None
         self._still: bytes | None = None
         self.key_steps = None if key_steps is None else [self._check_index(i) for i in key_steps]
+        if still_ncols is not None and (isinstance(still_ncols, bool) or int(still_ncols) < 1):
+            raise ValueError(f"still_ncols must be >= 1, got {still_ncols}")
+        if len(still_panel_size) != 2 or not all(v > 0 for v in still_panel_size):
+            raise ValueError(f"still_panel_size must be (width, height) in inches, both > 0, got {still_panel_size!r}")
+        self.still_ncols = None if still_ncols is None else int(still_ncols)
+        self.still_panel_size = (float(still_panel_size[0]), float(still_panel_size[1]))
 
     # -- building from operations ----------------------------------------
     @classmethod
@@ -620,7 +639,12 @@ class Stepper:
     def still_png(self) -> bytes:
         """PNG of :meth:`show_steps` over :meth:`still_steps`: the story without a kernel."""
         if self._still is None:
-            self._still = figure_png(self.show_steps(self.still_steps()))
+            steps = self.still_steps()
+            k = len(steps)  # two or four key steps in a square-ish grid, three in a row, more in rows of three
+            fig = self.show_steps(steps, ncols=self.still_ncols or (2 if k in (2, 4) else min(k, 3)),
+                                  panel_size=self.still_panel_size)
+            fig.set_dpi(max(self.dpi, 100))  # readable at the size a notebook shows it, whatever the frames' dpi
+            self._still = figure_png(fig)
         return self._still
 
     def _ipython_display_(self) -> None:

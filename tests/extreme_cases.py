@@ -33,7 +33,7 @@ BIG = sys.float_info.max
 TINY = 5e-324  # the smallest denormal
 MAGNITUDES = [0.0, TINY, 1e-308, 1e-300, 1e-155, 1e-10, 1.0, 1e10, 1e155, 1e300, BIG]
 #: Structures that keep the pairs themselves, with their bytes per kept pair: memory O(n + pairs) by design.
-KEEPS_PAIRS = {"persistent_sweep_and_prune": 64}
+KEEPS_PAIRS = {"persistent_sweep_and_prune": 64, "dynamic_aabb_tree": 16}
 
 
 @st.composite

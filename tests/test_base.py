@@ -417,7 +417,6 @@ BAD_BOXES = [
     ([-np.inf, 0, 1, 1], r"xmin = -inf"),
     ([0, 0, 1], r"shape \(4,\)"),
     ([[0, 0, 1, 1]], r"shape \(4,\)"),
-    ("box", r"4 numbers"),
 ]
 NON_INT_IDS = [1.0, 2.5, "1", True, False, np.bool_(True), np.float64(1.0), None, (1,)]
 
@@ -461,6 +460,25 @@ def test_bad_box_insert_update_query(name, bad, pattern):
     with pytest.raises(ValueError, match=pattern):
         bp.query(bad)
     assert_same(before, snapshot(bp))
+
+
+@by_structure
+@pytest.mark.parametrize("bad, error, pattern", [
+    (np.zeros(4, bool), TypeError, "real numbers"),
+    (["0", "0", "1", "1"], TypeError, "real numbers"),
+    ("box", TypeError, "real numbers"),
+    (np.zeros(4, complex), TypeError, "real numbers"),
+    ([0, 0, 10**400, 1], ValueError, "too large for a float64"),
+], ids=["bool", "strings", "a string", "complex", "huge int"])
+def test_only_real_numbers_are_boxes(name, bad, error, pattern):
+    bp = populated(name)
+    before = snapshot(bp)
+    for call in (lambda: bp.insert(1000, bad), lambda: bp.update(0, bad), lambda: bp.query(bad)):
+        with pytest.raises(error, match=pattern):
+            call()
+        assert_same(before, snapshot(bp))
+    with pytest.raises(error, match=pattern):
+        STRUCTURES[name].from_boxes([bad])
 
 
 @by_structure
@@ -795,6 +813,16 @@ def test_update_many_equals_brute_force(name, step):
         ([1, 3], [[0, 0, 1, 1], [0, 0, 2, 2]], KeyError, "unknown id 3"),
         ([1, 2], [[0, 0, 1, 1], [5, 0, 1, 1]], ValueError, "xmin 5.0 > xmax 1.0"),
         ([0.5], [[0, 0, 1, 1]], TypeError, "integers"),
+        # one checked path for ids: no wrap-around, no booleans read as 0 and 1
+        (np.array([2**64 - 1], np.uint64), [[0, 0, 1, 1]], ValueError, "does not fit in int64"),
+        (np.array([2**63], np.uint64), [[0, 0, 1, 1]], ValueError, "does not fit in int64"),
+        ([5, True], [[0, 0, 1, 1], [0, 0, 2, 2]], TypeError, "integers"),
+        (np.array([True, False]), [[0, 0, 1, 1], [0, 0, 2, 2]], TypeError, "integers"),
+        (["1"], [[0, 0, 1, 1]], TypeError, "integers"),
+        # one input validator for boxes: only real numbers
+        ([1], np.ones((1, 4), bool), TypeError, "real numbers"),
+        ([1], [["0", "0", "1", "1"]], TypeError, "real numbers"),
+        ([1], [[0, 0, 10**400, 1]], ValueError, "too large for a float64"),
     ],
 )
 def test_update_many_bad_input_changes_nothing(name, ids, boxes, error, pattern):

@@ -249,11 +249,54 @@ def test_report_plots(tmp_path):
     from lessons_lib.bench import report
 
     t = _table(tmp_path)
-    fig = report.plot_suite_grid(t, ["random", "xline"], ncols=2, title="t")
+    fig = report.plot_suite_grid(t, ["random", "xline"], ncols=2, title="t", highlight=["uniform_grid", "quadtree"])
     ax = fig.axes[0]
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log" and ax.get_title() == "random"
-    assert any("60 fps" in lab for lab in ax.get_legend_handles_labels()[1])
+    labels = ax.get_legend_handles_labels()[1]
+    assert any("60 fps" in lab for lab in labels)
+    assert {"uniform_grid", "quadtree"} <= set(labels)          # the highlighted few, in colour
+    assert "brute_force" not in labels                          # the rest are grey context
+    legend = fig.legends[0].get_texts()
+    assert any("other structures" in x.get_text() for x in legend)
+    fig, ax = plt.subplots()
+    drawn = report.plot_time_vs_n(ax, t, "random")                 # default: fastest of ours, fastest peer
+    assert drawn == report.default_highlight(t, "random") and 1 <= len(drawn) <= 2
+    assert [a.get_text() for a in ax.texts] == [d + (" (library)" if d in PEERS else "") for d in drawn]
     plt.close("all")
+
+
+def test_threads_come_from_the_machine_line(tmp_path):
+    from lessons_lib.bench import report
+
+    t = _table(tmp_path)
+    cores = report.cores(t)
+    assert cores >= 1
+    assert report.threads_used("counting_sort_grid", t) == cores
+    assert report.threads_used("uniform_grid", t) == report.threads_used("cKDTree", t) == 1
+    row = report.speedups(t, 300, ["random"])[0]
+    assert row["ours_threads"] == report.threads_used(row["ours"], t)
+
+
+def test_article_quadtree_routing_misses_nothing():
+    from lessons_lib.bench import report
+    from lessons_lib.labs.grids import corner_only_pairs
+    from lessons_lib.scenes import make_scene
+
+    cross = np.array([[5.0, 150, 350, 160], [150, 5, 160, 350]])  # long boxes crossing far from their corners
+    assert len(corner_only_pairs(cross, 50.0, world=[0, 0, 800, 600])[0]) == 0
+    np.testing.assert_array_equal(report.article_quadtree_pairs(cross, capacity=1), [[0, 1]])
+    for scene in ("large_boxes", "xline"):
+        boxes = make_scene(scene, 300, seed=4)
+        np.testing.assert_array_equal(report.article_quadtree_pairs(boxes, capacity=2), brute_force_pairs(boxes))
+    rows = report.article_quadtree_misses(scenes=("large_boxes",), n=200, capacities=(1, 8))
+    assert [r["missed"] for r in rows] == [0, 0] and [r["extra"] for r in rows] == [0, 0]
+
+
+def test_summary_progress_leaves_one_finished_line(capsys):
+    rows = run_suite(TINY, structures=["brute_force"], peers=False, progress="summary", out=None)
+    out = capsys.readouterr().out.strip().splitlines()
+    assert out == [out[0]] and out[0].startswith("tiny suite: 4 of 4 cases in ") and out[0].endswith("(4 ok)")
+    assert len(rows) == 4
 
 
 def test_corner_only_misses_on_large_boxes():

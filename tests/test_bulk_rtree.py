@@ -101,7 +101,7 @@ def test_cleanup_and_update_many_repack():
 
 @pytest.mark.parametrize("params, exc, pattern", [
     ({"method": "omt"}, ValueError, "method must be one of"),
-    ({"max_entries": 1}, ValueError, "max_entries must be an integer >= 2, got 1"),
+    ({"max_entries": 1}, ValueError, "max_entries must be an integer in 2..4096, got 1"),
     ({"max_entries": "16"}, ValueError, "max_entries must be an integer"),
     ({"sort_axis": 2}, ValueError, "sort_axis must be one of 0, 1, .variance."),
     ({"max_entries": 6, "min_entries": 4}, ValueError, "min_entries must be an integer in 1..3"),

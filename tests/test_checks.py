@@ -1,4 +1,5 @@
 """Lesson 01's exercise checks pass the reference, fail the stub, and fail plausible wrong answers."""
+import numpy as np
 import pytest
 
 from lessons_lib.checks import CheckFailed, check_aabb_overlap, check_all_pairs
@@ -154,3 +155,81 @@ def test_pairs_bad_return_type_fails():
         check_all_pairs(lambda boxes: 42)
     with pytest.raises(CheckFailed):
         check_all_pairs(lambda boxes: [(0.5, 1.5)] if boxes else [])
+
+
+def test_a_crash_names_the_boxes():
+    def crashes_on_points(a, b):
+        if a[0] == a[2]:
+            raise ZeroDivisionError("a box of width 0")
+        return overlap_reference(a, b)
+    with pytest.raises(CheckFailed, match=r"raised ZeroDivisionError: a box of width 0 on a point inside a box: "
+                                          r"aabb_overlap\(\(1, 1, 1, 1\), \(0, 0, 4, 4\)\)"):
+        check_aabb_overlap(crashes_on_points)
+
+
+@pytest.mark.parametrize("valid", [
+    lambda a, b: not (a[2] < b[0] or b[2] < a[0] or a[3] < b[1] or b[3] < a[1]),        # "not separated"
+    lambda a, b: max(a[0], b[0]) <= min(a[2], b[2]) and max(a[1], b[1]) <= min(a[3], b[3]),  # the intersection
+    lambda a, b: bool(np.all(np.maximum(a[:2], b[:2]) <= np.minimum(a[2:], b[2:]))),
+])
+def test_overlap_valid_alternatives_pass(valid):
+    check_aabb_overlap(valid)
+
+
+@pytest.mark.parametrize("valid", [
+    lambda boxes: {(i, j) for i in range(len(boxes)) for j in range(i + 1, len(boxes))
+                   if overlap_reference(boxes[i], boxes[j])},                                  # a set
+    lambda boxes: [[i, j] for i in range(len(boxes)) for j in range(i + 1, len(boxes))
+                   if overlap_reference(boxes[i], boxes[j])][::-1],                            # lists, reversed
+])
+def test_pairs_valid_alternatives_pass(valid):
+    check_all_pairs(valid)
+
+
+# -- every check accepts the reference solution written in its notebook ------------------------
+import contextlib  # noqa: E402
+import io  # noqa: E402
+import pathlib  # noqa: E402
+import re  # noqa: E402
+import sys  # noqa: E402
+
+import nbformat  # noqa: E402
+
+_ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(_ROOT / "tools"))
+import make_student  # noqa: E402
+
+_IMPORT = re.compile(r"^(import [\w., ]+( as \w+)?|from [\w.]+ import [\w, ]+( as \w+)?)\s*$")
+
+
+def _exercises():
+    out = []
+    for path in sorted((_ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        code = [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+        for i, cell in enumerate(code):
+            if make_student.is_exercise(cell) and i + 1 < len(code):
+                out.append(pytest.param(path, i, id=f"{path.stem[:2]}-{cell.metadata.get('nbgrader', {}).get('grade_id', i)}"))
+    return out
+
+
+@pytest.mark.parametrize("path, index", _exercises())
+def test_every_check_accepts_the_reference_solution_of_its_notebook(path, index):
+    """The notebook's own solution (the code between the SOLUTION markers) passes its check cell.
+
+    The namespace holds the notebook's one-line imports and every exercise cell up to this one
+    (later exercises use earlier ones, e.g. all_pairs uses aabb_overlap), as in the lesson.
+    """
+    code = [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+    ns: dict = {}
+    for cell in code:
+        for line in cell.source.splitlines():
+            if _IMPORT.match(line):
+                with contextlib.suppress(Exception):
+                    exec(line, ns)
+    for cell in code[: index + 1]:
+        if make_student.is_exercise(cell):
+            exec(cell.source, ns)
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        exec(code[index + 1].source, ns)
+    assert "pass" in out.getvalue() or "agrees" in out.getvalue() or "matches" in out.getvalue() \
+        or "reports each" in out.getvalue() or "read all" in out.getvalue()

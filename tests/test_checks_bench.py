@@ -1,4 +1,4 @@
-"""Lesson 11's exercise checks pass the reference, fail the stub, and fail typical wrong answers, each named."""
+"""Lesson 12's exercise checks pass the reference, fail the stub, and fail typical wrong answers, each named."""
 import math
 import statistics
 import time
@@ -176,3 +176,58 @@ def sorts_the_rows(rows, scene, n):
 def test_speedup_malformed_answers_fail(wrong, words):
     with pytest.raises(CheckFailed, match=words):
         check_speedup_over_peers(wrong)
+
+
+# == issue 33: each kind of wrong answer that used to pass =========================================
+def speedup_summing_two_columns(rows, scene, n):
+    rows = [dict(r, total_ms=r["build_ms"] + r["pairs_ms"]) for r in rows]
+    return make_speedup()(rows, scene, n)
+
+
+def speedup_rounded(rows, scene, n):
+    ours, peer, ratio = make_speedup()(rows, scene, n)
+    return ours, peer, round(ratio, 2) if math.isfinite(ratio) else ratio
+
+
+def time_case_checks_the_last_run(cls, boxes, reference, repeat, clock):
+    builds, pairs, found = [], [], None
+    for _ in range(repeat):
+        t0 = clock()
+        bp = cls.from_boxes(boxes)
+        t1 = clock()
+        found = bp.pairs()
+        t2 = clock()
+        builds.append(1e3 * (t1 - t0))
+        pairs.append(1e3 * (t2 - t1))
+    if not np.array_equal(found, reference):
+        return "FAILED", math.nan, math.nan
+    return "ok", statistics.median(builds), statistics.median(pairs)
+
+
+@pytest.mark.parametrize("check, wrong, words", [
+    (check_speedup_over_peers, speedup_summing_two_columns, "total_ms is a column of its own"),
+    (check_time_case, time_case_checks_the_last_run, "the first run's"),
+    (check_missed_pairs, lambda ref, found: np.int64(missed_reference(ref, found)), "must be a Python int"),
+])
+def test_issue33_kinds_fail(check, wrong, words):
+    with pytest.raises(CheckFailed, match=words):
+        check(wrong)
+
+
+def test_a_rounded_ratio_is_not_told_about_other_rows():
+    with pytest.raises(CheckFailed, match="The ratio is rounded") as e:
+        check_speedup_over_peers(speedup_rounded)
+    assert "another n" not in str(e.value)
+
+
+def test_crashes_name_the_case():
+    with pytest.raises(CheckFailed, match=r"raised ValueError: .* on speedup_over_peers\(rows, 'clustered', 100000\)"):
+        check_speedup_over_peers(make_speedup("crashes_without_a_peer"))
+
+    def crashes_on_one_run(cls, boxes, reference, repeat, clock):
+        if repeat == 1:
+            raise ZeroDivisionError("no spread with one run")
+        return make_time_case()(cls, boxes, reference, repeat, clock)
+    with pytest.raises(CheckFailed, match=r"raised ZeroDivisionError: no spread with one run on time_case on a right "
+                                          r"structure, a single run \(repeat = 1\)"):
+        check_time_case(crashes_on_one_run)

@@ -1,4 +1,4 @@
-"""Lesson 13's capstone check: the reference passes, the stub fails, and typical mistakes fail, each named.
+"""Lesson 14's capstone check: the reference passes, the stub fails, and typical mistakes fail, each named.
 
 The check must test the *method* (the search through ``query``) as well as the answer,
 and the two cases the first version of the exercise left undefined: ``k`` larger than
@@ -127,3 +127,13 @@ def test_a_search_that_changes_boxes_fails():
 def test_the_query_limit_is_far_above_a_doubling_search():
     # from r = 1e-3 to the farthest point of the check (about 1e4 away) is under 30 doublings
     assert MAX_QUERIES >= 100
+
+
+def test_a_crash_names_the_scene_the_structure_the_point_and_k():
+    """Issue 33: "index -1 is out of bounds ... size 0" alone did not say the structure was empty."""
+    def crashes_when_empty(bp, boxes, point, k):
+        ids = np.asarray(bp.query([point[0] - 1e9, point[1] - 1e9, point[0] + 1e9, point[1] + 1e9]), np.int64)
+        return ids[np.lexsort((ids, box_distances(boxes[ids], point)))][: min(k, len(boxes))] if ids[-1] >= 0 else ids
+    with pytest.raises(CheckFailed, match=r"raised IndexError: .* on nearest_by_query on an empty structure \(no boxes "
+                                          r"at all\) \(0 boxes\) in a uniform_grid, point \(.*\), k = 1"):
+        check_nearest_by_query(crashes_when_empty)

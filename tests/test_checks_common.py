@@ -129,3 +129,70 @@ def test_random_world_is_irregular():
         x0, y0, x1, y1 = random_world(rng, cell_size=10.0)
         assert x1 > x0 and y1 > y0
         assert not ((x1 - x0) / 10.0).is_integer() and not ((y1 - y0) / 10.0).is_integer()
+
+
+# -- what issue 33 added: crashes name their input, None after a value, exact ints, proven hints, row reads ----
+from lessons_lib.checks.common import Mistakes, RowReads, proven_hint  # noqa: E402
+
+
+def test_a_crash_names_the_input_that_caused_it():
+    def crashes_on_empty(xs):
+        return xs[0]
+
+    with pytest.raises(CheckFailed, match=r"crashes_on_empty raised IndexError: .* on the empty list \[\]"):
+        run_student(crashes_on_empty, [], case="the empty list []")
+
+
+def test_none_after_a_value_is_not_called_a_forgotten_return():
+    def none_for_negatives(x):
+        if x >= 0:
+            return x
+
+    assert run_student(none_for_negatives, 3, case="x = 3") == 3
+    with pytest.raises(CheckFailed, match="returned None on x = -1, though it returned a value for other inputs") as e:
+        run_student(none_for_negatives, -1, case="x = -1")
+    assert "forget" not in str(e.value)
+
+
+def test_expect_int_exact_refuses_numpy_integers():
+    assert expect_int(np.int64(3), "c") == 3
+    with pytest.raises(CheckFailed, match="must be a Python int, got np.int64"):
+        expect_int(np.int64(3), "c", exact=True)
+    assert expect_int(3, "c", exact=True) == 3
+    with pytest.raises(CheckFailed, match="Python int"):
+        expect_ids([1, np.int32(2)], "ids", exact=True)
+    with pytest.raises(CheckFailed, match="list of ints, got a NumPy array"):
+        expect_ids(np.array([1, 2]), "ids", exact=True)
+    with pytest.raises(CheckFailed, match="Python int"):
+        expect_pairs([(0, np.int64(1))], "pairs", exact=True)
+
+
+def test_a_hint_only_when_the_answer_proves_one_mistake():
+    cands = [("A", 1), ("B", 2), ("C", 2), ("D", 5)]
+    assert proven_hint(1, 0, cands) == "A"
+    assert proven_hint(2, 0, cands) == ""        # two mistakes give 2: the input cannot tell them apart
+    assert proven_hint(7, 0, cands) == ""        # no mistake gives 7: facts only
+    assert proven_hint(5, 5, cands) == ""        # a "mistake" that gives the expected answer proves nothing
+    m = Mistakes()
+    m.passed(0, [("B", 0), ("C", 9)])            # a case passed where mistake C would have answered 9: not C
+    assert m.hint(2, 0, cands) == "B"
+
+
+def test_row_reads_records_every_way_of_reading_rows():
+    log = []
+    a = RowReads(np.arange(20.0).reshape(5, 4), log)
+    a[2]
+    a[3, 1]
+    a[[0, 4]]
+    assert log == [2, 3, 0, 4]
+    log.clear()
+    a[:, 0]
+    assert log == [0, 1, 2, 3, 4]
+    log.clear()
+    row = a[1]
+    row[0]                                       # what a read returns is plain: it records nothing
+    assert log == [1] and type(row) is np.ndarray
+    log.clear()
+    _ = a <= 3
+    list(iter(a))
+    assert log == [0, 1, 2, 3, 4] * 2

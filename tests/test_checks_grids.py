@@ -113,7 +113,7 @@ def test_cell_range_int_of_the_difference_is_right_once_clamped(capsys):
     (cell_range_unclamped, "clamp to the grid"),
     (cell_range_ignores_origin, "subtract the world's origin"),
     (cell_range_int_before_origin, "int\\(\\) truncates"),
-    (cell_range_exclusive_top, "use floor for the upper end"),
+    (cell_range_exclusive_top, "ends exactly on a cell border"),
     (cell_range_floor_cols, "partial column"),
     (cell_range_one_more_column, "no extra, partial column"),
     (cell_range_swapped_dims, "columns follow x"),
@@ -260,7 +260,8 @@ def test_cell_members_reference_passes(fn, capsys):
 @pytest.mark.parametrize("fn, message", [
     (stub, "not written yet"),
     (_members_variant(keep=lambda k, want, cx, cy: True), "keep only the nodes whose key|more than once"),
-    (_members_variant(bucket=lambda cx, cy, n: ((cx * P1) ^ (cy * P2)) % n), "low 62 bits"),
+    (_members_variant(bucket=lambda cx, cy, n: ((cx * P1) ^ (cy * P2)) % n), "without the mask names bucket"),
+    (_members_variant(bucket=lambda cx, cy, n: int(np.fmod((cx * P1) ^ (cy * P2), n))), "without the mask names bucket"),
     (_members_variant(use_nodes=True), "not the node indices"),
     (_members_variant(bucket=lambda cx, cy, n: (((cx * P2) ^ (cy * P1)) & MASK) % n), "missed"),
     (_members_variant(bucket=lambda cx, cy, n: (((cx * P1) + (cy * P2)) & MASK) % n), "missed"),
@@ -276,3 +277,61 @@ def test_cell_members_reference_passes(fn, capsys):
 def test_cell_members_wrong_answers(fn, message):
     with pytest.raises(CheckFailed, match=message):
         check_cell_members(fn)
+
+
+# == issue 33: each kind of wrong answer that used to pass ==========================================
+def cell_range_numpy_ints(box, cell_size, world):
+    return tuple(np.int64(v) for v in cell_range_ref(box, cell_size, world))
+
+
+def grid_pairs_over_stored_slots(head, nxt, elem, boxes, cols, cell_of):
+    """Walks the lists only to learn which slots are stored, then tests every pair of them."""
+    stored = set()
+    for cell in range(len(head)):
+        node = head[cell]
+        while node != -1:
+            stored.add(int(elem[node]))
+            node = nxt[node]
+    s = sorted(stored)
+    return [(s[a], s[b]) for a in range(len(s)) for b in range(a + 1, len(s)) if overlap(boxes[s[a]], boxes[s[b]])]
+
+
+def cell_members_over_every_node(head, nxt, elem, key, cx, cy):
+    """Keeps every node of every list whose key is the cell's: right, without the hash."""
+    want, out = cell_key(cx, cy), []
+    for b in range(len(head)):
+        node = head[b]
+        while node != -1:
+            if key[node] == want:
+                out.append(int(elem[node]))
+            node = nxt[node]
+    return out
+
+
+@pytest.mark.parametrize("check, wrong, message", [
+    (check_cell_range, cell_range_numpy_ints, "must be a Python int"),
+    (check_cell_members, lambda *a: [np.int64(v) for v in cell_members_ref(*a)], "must be a Python int"),
+    (check_grid_pairs, grid_pairs_over_stored_slots, "read the box of slot .* times.*a search over every box"),
+    (check_cell_members, cell_members_over_every_node, "returned the right slots, but it read node"),
+])
+def test_issue33_kinds_fail(check, wrong, message):
+    with pytest.raises(CheckFailed, match=message):
+        check(wrong)
+
+
+def test_no_message_prints_the_fix():
+    for check, wrong in ((check_cell_range, cell_range_exclusive_top),
+                         (check_cell_members, _members_variant(bucket=lambda cx, cy, n: ((cx * P1) ^ (cy * P2)) % n))):
+        with pytest.raises(CheckFailed) as e:
+            check(wrong)
+        assert "use floor" not in str(e.value) and "2**62" not in str(e.value) and "& (" not in str(e.value)
+
+
+def test_a_crash_names_the_case():
+    def crashes_far_away(box, cell_size, world):
+        if abs(box[0]) > 400:
+            raise OverflowError("too far")
+        return cell_range_ref(box, cell_size, world)
+    with pytest.raises(CheckFailed, match=r"raised OverflowError: too far on a box wholly outside the world, far away: "
+                                          r"cell_range\("):
+        check_cell_range(crashes_far_away)

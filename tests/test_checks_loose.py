@@ -232,3 +232,140 @@ def test_tight_query_reference(capsys):
 def test_tight_query_wrong(wrong, message):
     with pytest.raises(CheckFailed, match=message):
         check_tight_query(wrong)
+
+
+# == issue 33: each kind of wrong answer that used to pass, and valid alternatives that must ==========
+# -- method not checked: a search over every element instead of the walk of the tight cells ---------
+def tight_query_every_live_slot(g, q):
+    return [s for s in g.elements.live_slots().tolist() if _overlap(g.elements.boxes[s], q)]
+
+
+def tight_query_vectorised_brute_force(g, q):
+    b = g.elements.boxes[: g.elements.high_water]
+    hit = (b[:, 0] <= q[2]) & (q[0] <= b[:, 2]) & (b[:, 1] <= q[3]) & (q[1] <= b[:, 3])
+    return [s for s in np.flatnonzero(hit).tolist() if g.elements.alive[s]]
+
+
+def tight_query_by_the_structure(g, q):
+    return [g.elements.slot(int(i)) for i in g.query(q)]
+
+
+@pytest.mark.parametrize("wrong, message", [
+    (tight_query_every_live_slot, "returned the right slots, but it read the boxes of"),
+    (tight_query_vectorised_brute_force, "returned the right slots, but it read the boxes of"),
+    (tight_query_by_the_structure, r"called g.query\(\)"),
+])
+def test_tight_query_that_does_not_walk_the_tight_cells_fails(wrong, message):
+    with pytest.raises(CheckFailed, match=message):
+        check_tight_query(wrong)
+
+
+# -- types ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("wrong", [
+    lambda box: tuple(float(v) for v in round_out_reference(box)),          # the right values, as Python floats
+    lambda box: tuple(np.float64(v) for v in round_out_reference(box)),     # as float64
+])
+def test_round_out_must_return_float32(wrong):
+    with pytest.raises(CheckFailed, match="not a float32 value: return np.float32 values"):
+        check_round_out(wrong)
+
+
+def test_child_of_centre_must_return_an_int():
+    with pytest.raises(CheckFailed, match="must be a Python int"):
+        check_child_of_centre(lambda r, b: np.int64(centre_reference(r, b)))
+
+
+# -- messages: a hint only when the answer proves it ------------------------------------------------------
+def centre_y_down(rect, box):
+    return {0: 2, 1: 3, 2: 0, 3: 1}[centre_reference(rect, box)]
+
+
+def centre_tr_bl_swapped(rect, box):
+    return {0: 0, 1: 2, 2: 1, 3: 3}[centre_reference(rect, box)]
+
+
+def centre_without_origin(rect, box):
+    x0, y0, x1, y1 = rect
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    right, top = cx >= (x1 - x0) / 2, cy >= (y1 - y0) / 2
+    return (1 if right else 0) if top else (3 if right else 2)
+
+
+@pytest.mark.parametrize("wrong, message", [
+    (centre_y_down, "with y upwards"),
+    (centre_tr_bl_swapped, "1 is top-right, 2 bottom-left"),
+    (centre_without_origin, "does not start at 0"),
+])
+def test_child_of_centre_hints_name_the_mistake_made(wrong, message):
+    with pytest.raises(CheckFailed, match=message) as e:
+        check_child_of_centre(wrong)
+    assert "not a corner" not in str(e.value) and "use >=" not in str(e.value)
+
+
+def test_tight_query_crash_names_the_query():
+    def crashes_outside(g, q):
+        if q[0] < g.world[0]:
+            raise ValueError("negative cell")
+        return tight_query_reference(g, q)
+    with pytest.raises(CheckFailed, match=r"raised ValueError: negative cell on .*; a query .*\("):
+        check_tight_query(crashes_outside)
+
+
+# -- valid alternatives pass ------------------------------------------------------------------------------
+def tight_query_per_loose_cell_vectorised(g, q):
+    """The walk, with each loose cell's elements tested at once and a set for the loose cells seen."""
+    t = g.tight_cell_size
+    c0, r0 = (min(max(math.floor((v - o) / t), 0), n - 1) for v, o, n in ((q[0], g.world[0], g.tcols),
+                                                                         (q[1], g.world[1], g.trows)))
+    c1, r1 = (min(max(math.floor((v - o) / t), 0), n - 1) for v, o, n in ((q[2], g.world[0], g.tcols),
+                                                                         (q[3], g.world[1], g.trows)))
+    seen, found = set(), []
+    for tr in range(r0, r1 + 1):
+        for tc in range(c0, c1 + 1):
+            node = g.thead[tr * g.tcols + tc]
+            while node != -1:
+                c = int(g.tcell[node])
+                node = g.tnxt[node]
+                if c in seen or not _overlap(g.lrect[c], q):
+                    continue
+                seen.add(c)
+                members, s = [], g.lhead[c]
+                while s != -1:
+                    members.append(int(s))
+                    s = g.enext[s]
+                if members:
+                    b = g.elements.boxes[members]
+                    hit = (b[:, 0] <= q[2]) & (q[0] <= b[:, 2]) & (b[:, 1] <= q[3]) & (q[1] <= b[:, 3])
+                    found += [m for m, h in zip(members, hit) if h]
+    return np.array(found, dtype=np.int64)
+
+
+def round_out_by_comparison(box):
+    """Step from the nearest float32 while it lies on the wrong side (a loop, compared in float64)."""
+    def down(v):
+        x = np.float32(v)
+        while float(x) > v:
+            x = np.nextafter(x, np.float32(-np.inf))
+        return x
+
+    def up(v):
+        x = np.float32(v)
+        while float(x) < v:
+            x = np.nextafter(x, np.float32(np.inf))
+        return x
+    return np.array([down(box[0]), down(box[1]), up(box[2]), up(box[3])], dtype=np.float32)
+
+
+def centre_by_arithmetic(rect, box):
+    right = int(box[0] + box[2] >= rect[0] + rect[2])
+    top = int(box[1] + box[3] >= rect[1] + rect[3])
+    return 2 * (1 - top) + right
+
+
+@pytest.mark.parametrize("check, valid", [
+    (check_tight_query, tight_query_per_loose_cell_vectorised),
+    (check_round_out, round_out_by_comparison),
+    (check_child_of_centre, centre_by_arithmetic),
+])
+def test_valid_alternatives_pass(check, valid):
+    check(valid)

@@ -494,3 +494,183 @@ def test_cleanup_check_leaves_the_structure_usable():
     q.nodes[:], q.node_meta[:] = nodes, meta
     q.check_invariants()
     assert q.query([0, 0, 100, 100]).tolist() == [2]
+
+
+# == issue 33: each kind of wrong answer that used to pass, and valid alternatives that must ==========
+# -- inputs too regular ------------------------------------------------------------------------------
+def cleanup_row_order(nodes, meta):
+    """Visits the branches in row order instead of descending from the root (right while parents precede children)."""
+    freed = 0
+    for node in range(int(meta[0])):
+        if nodes[node, 1] != -1:
+            continue
+        fc = nodes[node, 0]
+        if all(nodes[fc + j, 1] == 0 for j in range(4)):
+            nodes[fc, 0] = meta[1]
+            nodes[fc:fc + 4, 1] = FREE_MARK
+            meta[1] = fc
+            nodes[node] = (-1, 0)
+            freed += 1
+    return freed
+
+
+def test_cleanup_in_row_order_fails_on_a_reused_block():
+    with pytest.raises(CheckFailed, match="freed blocks handed out again to a deeper split.*must stay a branch for now"):
+        check_cleanup_pass(cleanup_row_order)
+
+
+def test_leaf_pairs_over_every_box_fails():
+    def every_intersecting_pair(leaves, boxes):
+        return [(i, j) for i in range(len(boxes)) for j in range(i + 1, len(boxes)) if _touch(boxes[i], boxes[j])]
+    with pytest.raises(CheckFailed, match="intersect but share no leaf"):
+        check_leaf_pairs(every_intersecting_pair)
+
+
+# -- right by accident: rows that are no node of the tree -------------------------------------------
+def test_cleanup_reading_rows_past_those_handed_out_fails():
+    def every_row(nodes, meta):  # scans the whole array: past meta[0] the rows are not nodes
+        freed = 0
+        for node in range(len(nodes)):
+            fc = nodes[node, 0]
+            if nodes[node, 1] == -1 and 0 < fc and fc + 3 < len(nodes) and all(nodes[fc + j, 1] == 0 for j in range(4)):
+                nodes[fc, 0] = meta[1]
+                nodes[fc:fc + 4, 1] = FREE_MARK
+                meta[1] = fc
+                nodes[node] = (-1, 0)
+                freed += 1
+        return freed
+    with pytest.raises(CheckFailed, match="the rows past them are not nodes of the tree"):
+        check_cleanup_pass(every_row)
+
+
+# -- types --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("check, args, message", [
+    (check_free_list, (lambda d, h, v: tuple(np.int64(x) for x in fl_insert(d, h, v)), fl_erase), "Python int"),
+    (check_free_list, (fl_insert, lambda d, h, i: np.int64(fl_erase(d, h, i))), "Python int"),
+    (check_cleanup_pass, (lambda n, m: np.int64(cleanup_reference(n, m)),), "Python int"),
+    (check_children_touched, (lambda r, b: np.array(children_reference(r, b), np.int64),), "list of ints"),
+    (check_leaf_pairs, (lambda leaves, boxes: [(np.int64(i), np.int64(j)) for i, j in leaf_pairs_reference(leaves, boxes)],),
+     "Python int"),
+])
+def test_numpy_integers_where_ints_are_asked_fail(check, args, message):
+    with pytest.raises(CheckFailed, match=message):
+        check(*args)
+
+
+# -- messages: a hint only when the answer proves it; a crash names its input ------------------------
+def test_node_rect_with_tr_and_bl_exchanged_is_not_told_about_the_path():
+    def transposed(root, path):
+        return node_rect_reference(root, [{0: 0, 1: 2, 2: 1, 3: 3}[k] for k in path])
+    with pytest.raises(CheckFailed, match="1 is top-right, 2 bottom-left") as e:
+        check_node_rect(transposed)
+    assert "path[0]" not in str(e.value)
+
+
+def test_children_with_tr_and_bl_exchanged_get_their_own_hint():
+    with pytest.raises(CheckFailed, match="1 is top-right, 2 bottom-left"):
+        check_children_touched(lambda r, b: sorted({0: 0, 1: 2, 2: 1, 3: 3}[k] for k in children_reference(r, b)))
+
+
+def test_a_wrong_answer_matching_no_mistake_gets_no_hint():
+    with pytest.raises(CheckFailed, match=r"returned \[0, 1, 2, 3\], expected") as e:
+        check_children_touched(lambda r, b: [0, 1, 2, 3])
+    assert "Hint" not in str(e.value)
+
+
+def test_a_crash_names_the_operation_and_the_list():
+    def fl_insert_reads_past_the_end(data, head, value):
+        if head != -1:
+            nxt = data[head + 100]
+            data[head] = value
+            return head, nxt
+        data.append(value)
+        return len(data) - 1, head
+    with pytest.raises(CheckFailed, match=r"raised IndexError: list index out of range on step \d+, insert\(\d+\) with "
+                                          r"head = \d+, data = \["):
+        check_free_list(fl_insert_reads_past_the_end, fl_erase)
+
+
+# -- valid alternatives pass ---------------------------------------------------------------------------
+def children_by_sides(rect, box):
+    """Which side of each midline the box reaches, then the product: another way to the same answer."""
+    x0, y0, x1, y1 = rect
+    if box[2] < x0 or box[0] > x1 or box[3] < y0 or box[1] > y1:
+        return []
+    mx, my = (x0 + x1) / 2, (y0 + y1) / 2
+    cols = [c for c, ok in ((0, box[0] <= mx), (1, box[2] >= mx)) if ok]
+    rows = [r for r, ok in ((0, box[3] >= my), (1, box[1] <= my)) if ok]
+    return [2 * r + c for r in rows for c in cols]
+
+
+def split_iterative(node, boxes, capacity, max_depth):
+    """A stack instead of recursion."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        n.children = [Node(r, n.depth + 1) for r in child_rects(n.rect)]
+        for s in n.elements:
+            for c in n.children:
+                if _touch(c.rect, boxes[s]):
+                    c.elements.append(s)
+        n.elements = []
+        stack.extend(c for c in n.children if len(c.elements) > capacity and c.depth < max_depth)
+    return node
+
+
+def leaf_pairs_by_box(leaves, boxes):
+    """Leaves per box, then each box's partners among the boxes sharing one of its leaves."""
+    where = {}
+    for k, leaf in enumerate(leaves):
+        for i in leaf:
+            where.setdefault(i, set()).add(k)
+    out = set()
+    for leaf in leaves:
+        for i in leaf:
+            for j in leaf:
+                if i < j and _touch(boxes[i], boxes[j]):
+                    out.add((i, j))
+    return list(out)
+
+
+def node_rect_scaled(root, path):
+    """Offsets in units of the node's size, scaled once at the end."""
+    fx0 = fy0 = 0.0
+    size = 1.0
+    for k in path:
+        size /= 2
+        fx0 += size if k in (1, 3) else 0.0
+        fy0 += size if k in (0, 1) else 0.0
+    w, h = root[2] - root[0], root[3] - root[1]
+    return (root[0] + fx0 * w, root[1] + fy0 * h, root[0] + (fx0 + size) * w, root[1] + (fy0 + size) * h)
+
+
+def cleanup_queue(nodes, meta):
+    """Breadth first (a queue) instead of a stack: still parents before children."""
+    from collections import deque
+    if nodes[0, 1] != -1:
+        return 0
+    freed, queue = 0, deque([0])
+    while queue:
+        node = queue.popleft()
+        fc = int(nodes[node, 0])
+        kids = [int(nodes[fc + j, 1]) for j in range(4)]
+        queue.extend(fc + j for j in range(4) if kids[j] == -1)
+        if kids == [0, 0, 0, 0]:
+            nodes[fc, 0] = meta[1]
+            nodes[fc:fc + 4, 1] = FREE_MARK
+            meta[1] = fc
+            nodes[node] = (-1, 0)
+            freed += 1
+    return freed
+
+
+@pytest.mark.parametrize("check, args", [
+    (check_children_touched, (children_by_sides,)),
+    (check_split, (split_iterative,)),
+    (check_leaf_pairs, (leaf_pairs_by_box,)),
+    (check_node_rect, (node_rect_scaled,)),
+    (check_node_rect, (lambda root, path: list(node_rect_reference(root, path)),)),
+    (check_cleanup_pass, (cleanup_queue,)),
+])
+def test_valid_alternatives_pass(check, args):
+    check(*args)

@@ -196,7 +196,7 @@ def eight_bits(x, y):
     (stub, "not written yet"),
     (lambda x, y: int(morton_encode(y, x)), "x and y are swapped"),
     (lambda x, y: (y << 16) | x, "side by side"),
-    (eight_bits, "only the low 8 bits"),
+    (eight_bits, "the low 8 bits of x and y only"),
     (lambda x, y: float(morton_encode(x, y)), "must be an integer"),
 ])
 def test_morton_wrong_answers_fail(wrong, message):
@@ -276,3 +276,171 @@ def test_median_split_references_pass(reference, capsys):
 def test_median_split_wrong_answers_fail(wrong, message):
     with pytest.raises(CheckFailed, match=message):
         checks.check_median_split(wrong)
+
+
+# == issue 33: each kind of wrong answer that used to pass, and valid alternatives that must ==========
+# -- inputs too regular ----------------------------------------------------------------------------------
+def str_pages_floor(c, M):
+    """P = k // M (floor): right whenever k is a multiple of M, or the floor changes nothing."""
+    k = len(c)
+    if k == 0:
+        return []
+    P = max(1, k // M)
+    S = math.ceil(math.sqrt(P))
+    by_x = np.argsort(c[:, 0], kind="stable")
+    groups = []
+    for first in range(0, k, S * M):
+        part = by_x[first:first + S * M]
+        part = part[np.argsort(c[part, 1], kind="stable")]
+        groups += [part[a:a + M] for a in range(0, len(part), M)]
+    return groups
+
+
+def median_selects_the_lower_rank(perm, lo, hi, centres, axis):
+    """Selects rank (k - 1) // 2 and takes position k // 2: right while argpartition happens to sort its neighbour."""
+    k = hi - lo
+    keys = centres[perm[lo:hi], axis]
+    order = np.argpartition(keys, (k - 1) // 2)
+    perm[lo:hi] = perm[lo:hi][order]
+    return float(centres[perm[lo + k // 2], axis])
+
+
+@pytest.mark.parametrize("check, wrong, message", [
+    (checks.check_str_level, str_pages_floor, "slices of 12 centres"),
+    (checks.check_median_split, median_selects_the_lower_rank, "random distinct keys .*expected the key of rank"),
+])
+def test_wrong_answers_right_only_on_regular_inputs_fail(check, wrong, message):
+    with pytest.raises(CheckFailed, match=message):
+        check(wrong)
+
+
+def test_a_wrong_slice_count_is_not_told_to_sort_by_y():
+    with pytest.raises(CheckFailed) as e:
+        checks.check_str_level(make_str(slices="floor"))
+    assert "sort each slice by y" not in str(e.value) and "ceil(" not in str(e.value)
+
+
+# -- right by accident: entries past count[v] hold garbage ------------------------------------------------
+def choose_leaf_one_past_count(box, level, count, child, root, entry):
+    if root < 0:
+        return -1
+    v = root
+    while level[v] > 0:
+        best, best_key = -1, None
+        for t in range(min(count[v] + 1, child.shape[1])):
+            c = child[v, t]
+            key = (enlargement_reference(box[c], entry), area(box[c]))
+            if best_key is None or key < best_key:
+                best, best_key = c, key
+        v = best
+    return int(v)
+
+
+def test_choose_leaf_reading_past_count_fails_with_its_hint():
+    with pytest.raises(CheckFailed, match="is not a node of the tree.*past count\\[v\\] in a row of child are leftovers"):
+        checks.check_choose_leaf(choose_leaf_one_past_count)
+
+
+# -- types -----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("check, wrong, message", [
+    (checks.check_choose_leaf, lambda *a: np.int64(make_choose_leaf()(*a)), "Python int"),
+    (checks.check_morton, lambda x, y: np.int64(morton_encode(x, y)), "Python int"),
+    (checks.check_str_level, lambda c, M: [g.tolist() for g in checks.str_level_reference(c, M)],
+     "each group must be a 1-D NumPy array"),
+])
+def test_types_as_the_exercise_asks(check, wrong, message):
+    with pytest.raises(CheckFailed, match=message):
+        check(wrong)
+
+
+# -- messages --------------------------------------------------------------------------------------------
+def test_pick_seeds_returning_none_is_told_the_facts():
+    def waste_from_zero(b):
+        best, seeds = 0.0, None
+        for i in range(len(b)):
+            for j in range(i + 1, len(b)):
+                J = (min(b[i][0], b[j][0]), min(b[i][1], b[j][1]), max(b[i][2], b[j][2]), max(b[i][3], b[j][3]))
+                if area(J) - area(b[i]) - area(b[j]) > best:
+                    best, seeds = area(J) - area(b[i]) - area(b[j]), (i, j)
+        return seeds
+    with pytest.raises(CheckFailed, match="returned None on .*though it returned a pair for other inputs.*every pair's "
+                                          "waste is negative") as e:
+        checks.check_pick_seeds(waste_from_zero)
+    assert "forget" not in str(e.value)
+
+
+def test_morton_with_15_bits_is_told_15():
+    def fifteen_bits(x, y):
+        return sum((((x >> i) & 1) << (2 * i)) | (((y >> i) & 1) << (2 * i + 1)) for i in range(15))
+    with pytest.raises(CheckFailed, match="low 15 bits") as e:
+        checks.check_morton(fifteen_bits)
+    assert "8 bits" not in str(e.value)
+
+
+def test_a_crash_names_the_input():
+    def no_empty(c, M):
+        return [np.arange(len(c))[a:a + M] for a in range(0, len(c), max(0, int(math.sqrt(len(c) / M))) * M)]
+    with pytest.raises(CheckFailed, match=r"str_level raised ValueError: range\(\) arg 3 must not be zero on no centres "
+                                          r"at all, M = 4 \(centres = \[\], capacity = 4\)"):
+        checks.check_str_level(no_empty)
+
+
+# -- valid alternatives pass -----------------------------------------------------------------------------
+def str_by_lexsort(c, M):
+    """Slices from x ranks; inside each slice one lexsort by (y, x rank): the same stable order."""
+    k = len(c)
+    if not k:
+        return []
+    S = math.ceil(math.sqrt(math.ceil(k / M)))
+    rank = np.empty(k, np.int64)
+    rank[np.argsort(c[:, 0], kind="stable")] = np.arange(k)
+    out = []
+    for s in range(0, k, S * M):
+        members = np.flatnonzero((rank >= s) & (rank < s + S * M))
+        members = members[np.lexsort((rank[members], c[members, 1]))]
+        out += [members[a:a + M] for a in range(0, len(members), M)]
+    return out
+
+
+def morton_by_magic_numbers(x, y):
+    def spread(v):
+        v = (v | (v << 8)) & 0x00FF00FF
+        v = (v | (v << 4)) & 0x0F0F0F0F
+        v = (v | (v << 2)) & 0x33333333
+        return (v | (v << 1)) & 0x55555555
+    return spread(x) | (spread(y) << 1)
+
+
+def choose_leaf_vectorised(box, level, count, child, root, entry):
+    if root < 0:
+        return -1
+    v = root
+    e = np.asarray(entry)
+    while level[v] > 0:
+        kids = child[v, : count[v]]
+        b = box[kids]
+        grown = (np.maximum(b[:, 2], e[2]) - np.minimum(b[:, 0], e[0])) * (np.maximum(b[:, 3], e[3]) - np.minimum(b[:, 1], e[1]))
+        own = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+        v = kids[np.lexsort((np.arange(len(kids)), own, grown - own))[0]]
+    return int(v)
+
+
+def pick_seeds_vectorised(b):
+    a = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    lo, hi = np.minimum(b[:, None, :2], b[None, :, :2]), np.maximum(b[:, None, 2:], b[None, :, 2:])
+    waste = np.prod(hi - lo, axis=2) - a[:, None] - a[None, :]
+    waste[np.tril_indices(len(b))] = -np.inf
+    i, j = np.unravel_index(np.argmax(waste), waste.shape)   # argmax: the first of equal ones, row by row
+    return int(i), int(j)
+
+
+@pytest.mark.parametrize("check, valid", [
+    (checks.check_str_level, str_by_lexsort),
+    (checks.check_morton, morton_by_magic_numbers),
+    (checks.check_choose_leaf, choose_leaf_vectorised),
+    (checks.check_pick_seeds, pick_seeds_vectorised),
+    (checks.check_enlargement, lambda b, e: (max(b[2], e[2]) - min(b[0], e[0])) * (max(b[3], e[3]) - min(b[1], e[1]))
+     - (b[2] - b[0]) * (b[3] - b[1])),
+])
+def test_valid_alternatives_pass(check, valid):
+    check(valid)

@@ -182,7 +182,7 @@ def test_repair_stub_fails():
 
 @pytest.mark.parametrize("mistake, message", [
     ("walk_past_equal", "endpoints that compare equal changed places"),  # >= : unstable, too many swaps
-    ("ignore_ties", "a min comes before a max"),                          # compares coordinates only
+    ("ignore_ties", "a min must come before a max"),                          # compares coordinates only
     ("count_movers", "not once per endpoint that moves"),                 # one per endpoint, not per step
     ("rebind", "left the arrays exactly as they were"),                   # sorts a copy
     ("keys_only", "its code must move with it"),                          # codes left behind
@@ -193,3 +193,151 @@ def test_repair_stub_fails():
 def test_repair_wrong_answers_fail(mistake, message):
     with pytest.raises(CheckFailed, match=message):
         check_insertion_repair(make_repair(**{mistake: True}))
+
+
+# == issue 33: each kind of wrong answer that used to pass, and valid alternatives that must ==========
+from lessons_lib.labs.sweep import count_inversions  # noqa: E402
+
+
+def _must_pass(keys, codes, u, k, c):
+    return keys[u] > k or (keys[u] == k and (codes[u] & 1) > (c & 1))
+
+
+# -- method not checked: a full sort, with the inversions counted apart --------------------------------
+def repair_full_sort(keys, codes):
+    swaps = int(count_inversions(keys, codes))
+    order = np.lexsort((codes & 1, keys))
+    keys[:], codes[:] = keys[order], codes[order]
+    return swaps
+
+
+def repair_sorted_then_written_one_by_one(keys, codes):
+    swaps = int(count_inversions(keys, codes))
+    order = np.lexsort((codes & 1, keys))
+    ks, cs = keys[order].copy(), codes[order].copy()
+    for i in range(len(ks)):
+        keys[i], codes[i] = ks[i], cs[i]
+    return swaps
+
+
+def repair_selection_sort(keys, codes):
+    swaps = int(count_inversions(keys, codes))
+    for i in range(len(keys)):
+        j = min(range(i, len(keys)), key=lambda j: (keys[j], codes[j] & 1, j))
+        keys[i], keys[j] = keys[j], keys[i]
+        codes[i], codes[j] = codes[j], codes[i]
+    return swaps
+
+
+@pytest.mark.parametrize("wrong, message", [
+    (repair_full_sort, "not by insertion sort: in one assignment .* endpoints jumped"),
+    (repair_sorted_then_written_one_by_one, "not by insertion sort: it wrote the .* while that endpoint still sat"),
+    (repair_selection_sort, "not by insertion sort"),
+])
+def test_a_sort_that_is_not_an_insertion_sort_fails(wrong, message):
+    with pytest.raises(CheckFailed, match=message):
+        check_insertion_repair(wrong)
+
+
+# -- messages ------------------------------------------------------------------------------------------
+def test_a_repair_that_writes_in_place_is_not_told_to_write_in_place():
+    def compares_codes_only(keys, codes):  # writes every endpoint back where it was: in place, but sorts nothing
+        for t in range(len(keys)):
+            keys[t], codes[t] = keys[t], codes[t]
+        return 0
+    with pytest.raises(CheckFailed, match="exactly as they were") as e:
+        check_insertion_repair(compares_codes_only)
+    assert "write into keys" not in str(e.value) and "never assigned" not in str(e.value)
+
+
+def test_types_where_an_int_is_asked():
+    with pytest.raises(CheckFailed, match="must be a Python int"):
+        check_count_bracket_overlaps(lambda s: np.int64(count_reference(s)))
+    with pytest.raises(CheckFailed, match="must be a Python int"):
+        check_insertion_repair(lambda k, c: np.int64(make_repair()(k, c)))
+    with pytest.raises(CheckFailed, match="must be a Python int"):
+        check_sweep(lambda keys, codes, boxes, axis: (make_sweep()(keys, codes, boxes, axis)[0],
+                                                      np.int64(make_sweep()(keys, codes, boxes, axis)[1])))
+
+
+def test_a_crash_names_the_structure_and_the_endpoints():
+    def crashes_on_empty(keys, codes, boxes, axis):
+        if len(codes) == 0:
+            return [], codes[0]
+        return make_sweep()(keys, codes, boxes, axis)
+    with pytest.raises(CheckFailed, match=r"sweep raised IndexError: .* on no boxes at all, sweep axis x \(0 endpoints: "
+                                          r"keys \[\], codes \[\]\)"):
+        check_sweep(crashes_on_empty)
+
+
+def test_bracket_count_hint_only_when_proven():
+    with pytest.raises(CheckFailed, match="expected") as e:
+        check_count_bracket_overlaps(lambda s: max(0, count_reference(s) - 1))  # matches no typical mistake
+    assert "Hint" not in str(e.value)
+
+
+# -- valid alternatives pass ---------------------------------------------------------------------------
+def repair_by_swaps(keys, codes):
+    swaps = 0
+    for t in range(1, len(keys)):
+        u = t - 1
+        while u >= 0 and _must_pass(keys, codes, u, keys[u + 1], codes[u + 1]):
+            keys[u], keys[u + 1] = keys[u + 1], keys[u]
+            codes[u], codes[u + 1] = codes[u + 1], codes[u]
+            u -= 1
+            swaps += 1
+    return swaps
+
+
+def repair_by_block_shift(keys, codes):
+    swaps = 0
+    for t in range(1, len(keys)):
+        k, c = keys[t], codes[t]
+        u = t - 1
+        while u >= 0 and _must_pass(keys, codes, u, k, c):
+            u -= 1
+        if u + 1 < t:
+            keys[u + 2:t + 1] = keys[u + 1:t]
+            codes[u + 2:t + 1] = codes[u + 1:t]
+            keys[u + 1], codes[u + 1] = k, c
+            swaps += t - 1 - u
+    return swaps
+
+
+def repair_by_roll(keys, codes):
+    swaps = 0
+    for t in range(1, len(keys)):
+        u = t - 1
+        while u >= 0 and _must_pass(keys, codes, u, keys[t], codes[t]):
+            u -= 1
+        if u + 1 < t:
+            keys[u + 1:t + 1] = np.roll(keys[u + 1:t + 1], 1)
+            codes[u + 1:t + 1] = np.roll(codes[u + 1:t + 1], 1)
+            swaps += t - 1 - u
+    return swaps
+
+
+def sweep_with_a_set(keys, codes, boxes, axis):
+    other, open_, found, tests = 1 - axis, set(), set(), 0
+    for code in codes:
+        s = int(code) >> 1
+        if code & 1:
+            open_.discard(s)
+            continue
+        for a in open_:
+            tests += 1
+            if boxes[a, other] <= boxes[s, other + 2] and boxes[s, other] <= boxes[a, other + 2]:
+                found.add((min(a, s), max(a, s)))
+        open_.add(s)
+    return list(found), tests
+
+
+@pytest.mark.parametrize("check, valid", [
+    (check_insertion_repair, repair_by_swaps),
+    (check_insertion_repair, repair_by_block_shift),
+    (check_insertion_repair, repair_by_roll),
+    (check_sweep, sweep_with_a_set),
+    (check_count_bracket_overlaps, lambda s: sum(s[:i].count("[") - s[:i].count("]") for i, ch in enumerate(s) if ch == "[")),
+])
+def test_valid_alternatives_pass(check, valid):
+    check(valid)

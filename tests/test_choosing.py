@@ -1,4 +1,4 @@
-"""Lesson 13's decision table, computed from stored results (synthetic tables here)."""
+"""Lesson 14's decision table, computed from stored results (synthetic tables here)."""
 import math
 
 import numpy as np
@@ -64,3 +64,47 @@ def test_moving_verdict(tmp_path):
         (10, "grid", "tree", False), (20, "tree", "grid", True)]
     assert rows[0]["fps"] == 1000.0
     assert choosing.moving_verdict(scaling)[0]["rebuild_better"] is None
+
+
+def test_decision_table_states_threads_and_a_one_thread_ratio(tmp_path):
+    t = bench_table(tmp_path)
+    t.meta["machine"] = "x86_64, 2 cores"
+    rows = {r["scene"]: r for r in choosing.decision_table(t, n=100)}
+    r = rows["random"]
+    assert r["threads"] == 1 and r["peer_threads"] == 1  # "grid" is not the counting-sort grid
+    assert (r["single"], r["single_ms"], r["single_speedup"]) == ("grid", 2.0, 4.0)
+
+
+def test_the_counting_sort_grid_searches_on_every_core(tmp_path):
+    rows = [{"suite": "scaled", "scene": "random", "n": 100, "structure": s, "kind": k, "build_ms": 0.0,
+             "pairs_ms": ms, "total_ms": ms, "pairs": 10, "bytes_per_box": 50.0, "status": "ok", "note": ""}
+            for s, k, ms in [("counting_sort_grid", "ours", 1.0), ("uniform_grid", "ours", 3.0),
+                             ("cKDTree", "peer", 12.0)]]
+    t = load_results(save_results(tmp_path / "c.csv", rows, what="t", command="t"))
+    t.meta["machine"] = "x86_64, 2 cores"
+    (r,) = choosing.decision_table(t, n=100)
+    assert (r["fastest"], r["threads"], r["peer_threads"], r["speedup"]) == ("counting_sort_grid", 2, 1, 12.0)
+    assert (r["single"], r["single_speedup"]) == ("uniform_grid", 4.0)
+
+
+def test_readings(tmp_path):
+    read = choosing.readings(bench_table(tmp_path), n=100)
+    assert read["within_2x"] == {"random": ["grid", "tree"]}
+    assert math.isnan(read["best_tree_ratio"])   # no structure here is named like a tree of the course
+    assert read["not_run"] == {"xline": ["grid", "slow"]}
+    assert read["thin_pairs"] == 10 and math.isnan(read["point_grid_mixed"])
+    assert read["speedups"] == {"random": 4.0} and read["threads"] == {"random": 1}
+
+
+def test_markdown_table():
+    text = choosing.markdown_table(["a", "b", "c"], [("x", 1234, 2.345), ("y", 5, float("nan"))])
+    assert text.splitlines() == ["| a | b | c |", "|---|---|---|", "| x | 1,234 | 2.3 |", "| y | 5 | - |"]
+
+
+def test_moving_verdict_ratio_and_threads(tmp_path):
+    scaling = load_results(save_results(tmp_path / "s.csv", [
+        {"structure": s, "n": 10, "step_ms": ms} for s, ms in [("counting_sort_grid", 1.0), ("tree", 1.5)]],
+        what="t", command="t"))
+    scaling.meta["machine"] = "x86_64, 2 cores"
+    (r,) = choosing.moving_verdict(scaling)
+    assert r["threads"] == 2 and r["runner_up_ratio"] == 1.5

@@ -113,10 +113,29 @@ class TestAsBoxes:
         with pytest.raises(ValueError, match=r"shape \(n, 4\).*got shape " + shape):
             as_boxes(bad)
 
-    @pytest.mark.parametrize("bad", [[["a", 0, 1, 1]], [[0, 0, 1], [0, 0, 1, 1]], "boxes"])
-    def test_non_numbers_are_value_errors(self, bad):
+    @pytest.mark.parametrize("bad", [[[0, 0, 1], [0, 0, 1, 1]]])
+    def test_ragged_rows_are_value_errors(self, bad):
         with pytest.raises(ValueError, match="boxes must be numbers"):
             as_boxes(bad)
+
+    @pytest.mark.parametrize("bad", [[["a", 0, 1, 1]], "boxes", ["0", "0", "1", "1"], np.ones((2, 4), bool),
+                                     np.ones((1, 4), complex), [[0, 0, None, 1]], "abcd"])
+    def test_non_real_numbers_are_type_errors_naming_the_dtype(self, bad):
+        with pytest.raises(TypeError, match="must be real numbers"):
+            as_boxes(bad)
+        with pytest.raises(TypeError, match="must be real numbers"):
+            as_box(np.asarray(bad, dtype=object).reshape(-1)[:4] if np.size(bad) >= 4 else bad)
+
+    def test_a_number_too_large_for_a_float_names_its_box(self):
+        with pytest.raises(ValueError, match="box 1 has a coordinate too large for a float64"):
+            as_boxes([[0, 0, 1, 1], [0, 0, 10**400, 1]])
+        with pytest.raises(ValueError, match="too large for a float64"):
+            as_box([0, 0, 10**400, 1])
+
+    def test_integer_and_float32_boxes_are_read_as_numbers(self):
+        np.testing.assert_array_equal(as_boxes(np.array([[0, 0, 2, 3]], np.int32)), [[0.0, 0.0, 2.0, 3.0]])
+        np.testing.assert_array_equal(as_boxes(np.array([[0, 0, 2, 3]], np.float32)), [[0.0, 0.0, 2.0, 3.0]])
+        np.testing.assert_array_equal(as_boxes(np.array([[0, 0, 2, 3]], object)), [[0.0, 0.0, 2.0, 3.0]])
 
     @given(box_arrays())
     def test_valid_boxes_round_trip(self, boxes):
@@ -147,7 +166,6 @@ class TestAsBox:
             ([0, -np.inf, 1, 1], r"box has ymin = -inf"),
             ([0, 0, 1], r"shape \(4,\).*got shape \(3,\)"),
             ([[0, 0, 1, 1]], r"got shape \(1, 4\)"),
-            ("abcd", r"box must be 4 numbers"),
         ],
     )
     def test_bad_box(self, bad, pattern):

@@ -8,6 +8,7 @@ import pytest
 from lessons_lib import brute_force_pairs, make_scene
 from lessons_lib.data import load_results
 from lessons_lib.labs import grids as G
+from lessons_lib.widgets import Stepper
 from lessons_lib.structures.spatial_hash import SpatialHash
 
 
@@ -173,3 +174,98 @@ def test_hash_stepper_shows_a_real_collision_told_apart_by_keys():
     in_cell = [i for i, box in enumerate(G.HASH_BOXES)
                if (lambda r: r[0] <= cx <= r[2] and r[1] <= cy <= r[3])(sh.cell_range(box))]
     assert sorted(int(sh.elem[n]) for n in hits) == in_cell
+
+
+# --------------------------------------------------------------------------
+# Tables, pictures and stills of lessons 02-03
+# --------------------------------------------------------------------------
+def _png_size(png: bytes) -> tuple[int, int]:
+    import struct
+
+    return struct.unpack(">II", png[16:24])
+
+
+def test_table_aligns_numbers_right_and_text_left():
+    out = G.table([{"name": "random", "n": 1234, "ms": 1.5, "same": True},
+                   {"name": "xline", "n": 5, "ms": float("nan"), "same": False}], ["name", "n", "ms", "same"])
+    head, first, second = out.splitlines()
+    assert first.split() == ["random", "1,234", "1.50", "True"]
+    assert second.split() == ["xline", "5", "-", "False"]
+    assert head.index(" n ") + 2 == first.index("1,234") + len("1,234")            # numbers right-aligned
+    assert G.table([], ["a", "b"]).split() == ["a", "b"]
+
+
+def test_moving_frames_compare_both_grids_on_one_thread():
+    from lessons_lib.core.jit import threads
+
+    before = threads()
+    rows = G.moving_frames(2_000, frames=3)
+    assert [r["structure"] for r in rows] == ["uniform_grid", "counting_sort_grid"]
+    assert all(r["threads"] == 1 and r["ms_per_frame"] > 0 for r in rows)
+    assert rows[0]["pairs"] == rows[1]["pairs"] > 0
+    assert threads() == before                                              # the thread count is given back
+
+
+def test_lesson_pictures_draw():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from lessons_lib import CountingSortGrid, HierarchicalGrid
+    from lessons_lib.structures.uniform_grid import UniformGrid
+
+    boxes = make_scene("random", 300, seed=1)
+    grid = UniformGrid.from_boxes(boxes, cell_size=32, world=[0, 0, 800, 600])
+    fig, ax = plt.subplots()
+    G.draw_grid_scene(ax, grid, boxes, pairs=grid.pairs(), query=[100, 100, 200, 180], strong_lines=True,
+                      points=[[10, 10]], points_label="a point", title="t")
+    labels = ax.get_legend_handles_labels()[1]
+    assert {"grid cell", "box", "intersecting pair", "query box", "cells visited", "a point"} <= set(labels)
+    few = np.array([[10, 10, 30, 25], [25, 20, 50, 50], [70, 5, 75, 110], [120, 40, 120, 40]], float)
+    packed = CountingSortGrid.from_boxes(few, cell_size=40, world=[0, 0, 160, 120])
+    axes = G.draw_counting_sort(plt.figure(), packed, few)
+    assert set(axes) == {"cells", "rule", "arrays", "legend"}
+    assert "giant (over 2 columns or rows)" in axes["cells"].get_legend_handles_labels()[1]
+    G.draw_hierarchy(plt.subplots()[1], HierarchicalGrid.from_boxes(boxes, cell_size=8), title="h")
+    big = (boxes[:, 2] - boxes[:, 0]) > 14
+    G.draw_big_boxes(plt.subplots()[1], boxes, big, cell_size=8.0)
+    sweeps = {"random": G.cell_size_sweep(boxes, [16, 32], repeat=1)}
+    G.plot_cell_size_sweep(plt.figure(), sweeps, {"random": 20.0}, n=len(boxes))
+    plt.close("all")
+
+
+def test_stills_show_the_key_steps_at_a_readable_size():
+    few = np.array([[10, 10, 30, 25], [25, 20, 50, 50], [70, 5, 75, 110]], float)
+    for stepper, keys in ((G.reuse_stepper(), [4, 5]),
+                          (G.insert_stepper(few, cell_size=40, world=[0, 0, 160, 120]), [2, 3])):
+        assert stepper.still_steps() == keys
+        w, h = _png_size(stepper.still_png())
+        assert w >= 480 and h >= 240 and w <= 3 * h
+    assert G.insert_stepper(few[:1], cell_size=40, world=[0, 0, 160, 120]).still_steps() == [1]
+    with pytest.raises(ValueError, match="still_ncols"):
+        Stepper([0], lambda ax, f, p: None, still_ncols=0)
+
+
+def test_bucket_runs_count_the_key_comparisons_of_the_pair_search():
+    boxes = make_scene("random", 600, seed=3)
+    for name in ("good", "bad"):
+        sh = SpatialHash.from_boxes(boxes, cell_size=16, table_size=64, hash=name)
+        sh.pairs()
+        runs = [G.bucket_runs(sh, b) for b in range(sh.table_size)]
+        assert sum(r["compares"] for r in runs) == sh.last_key_compares
+        nodes, cells = sh.bucket_loads()
+        assert [len(r["runs"]) for r in runs] == cells.tolist()            # one run per distinct cell
+        assert [len(r["walk"]) for r in runs] == nodes.tolist()
+        for r in runs:
+            assert sorted(s for _, s in r["walk"]) == sorted(s for _, slots in r["runs"] for s in slots)
+    with pytest.raises(ValueError, match="bucket"):
+        G.bucket_runs(sh, 64)
+
+
+def test_hash_stepper_still_shows_the_filled_table_and_a_collision():
+    s = G.hash_stepper()
+    assert s.still_steps() == [4, 5]
+    assert s.frame(5)["compares"] is not None and "collision" in s.label(5)
+    w, h = _png_size(s.still_png())
+    assert w >= 480 and h >= 240 and w <= 3 * h

@@ -79,7 +79,7 @@ def test_quadtree_array_stepper_frames_follow_a_real_tree():
     s = quadtree_array_stepper()
     frames = [s.frame(i) for i in range(s.n_steps)]
     assert len(frames) > 1
-    qt = Quadtree(world=(0, 0, 64, 64), capacity=2, max_depth=3)
+    qt = Quadtree(world=(0, 0, 64, 64), capacity=1, max_depth=3)
     for op in ARRAY_OPERATIONS:
         getattr(qt, op[0])(*op[1:])
     qt.check_invariants()
@@ -88,12 +88,31 @@ def test_quadtree_array_stepper_frames_follow_a_real_tree():
     assert np.array_equal(last["enodes"], qt.enodes[: int(qt.enode_meta[USED])])
     assert np.array_equal(last["node_meta"], qt.node_meta)
     assert np.array_equal(last["enode_meta"], qt.enode_meta)
-    split = next(f for f in frames if "splits" in f["label"])
-    cleanup = next(f for f in frames if f["label"].startswith("cleanup"))
-    assert "children block 1..4" in split["label"]
-    assert cleanup["live"] < split["live"] == 5
-    assert cleanup["live"] == qt.node_count()
+    splits = [f for f in frames if "splits" in f["label"]]
+    cleanups = [f for f in frames if f["label"].startswith("cleanup")]
+    assert "children block 1..4" in splits[0]["label"] and "children block 5..8" in splits[1]["label"]
+    assert [f["live"] for f in splits] == [5, 9]
+    assert [f["live"] for f in cleanups] == [5, 1]  # one level per cleanup(): the lower block first
+    assert cleanups[-1]["live"] == qt.node_count()
+    assert [f["step"] for f in frames] == list(range(len(frames)))
     assert len(s.png(len(frames) - 1)) > 1000
+
+
+def test_laid_out_steppers_store_their_key_steps_as_a_readable_still():
+    import struct
+
+    from lessons_lib.labs.quadtrees import free_list_stepper, quadtree_array_stepper
+    from lessons_lib.widgets import Stepper
+
+    s = quadtree_array_stepper()
+    assert s.still_ncols == 1 and s.still_steps() == [3, 5, 6, 8]
+    w, h = struct.unpack(">II", s.still_png()[16:24])
+    assert w >= 480 and h >= 240 and w <= 3 * h
+    f = free_list_stepper([("insert", 1), ("insert", 2), ("erase", 0), ("insert", 3)], key_steps=[2, 3, 4])
+    w, h = struct.unpack(">II", f.still_png()[16:24])
+    assert f.still_steps() == [2, 3, 4] and w >= 480 and h >= 240 and w <= 3 * h
+    with pytest.raises(ValueError, match="still_ncols"):
+        Stepper([1, 2], lambda ax, frame, prev: None, still_ncols=0)
 
 
 def test_quadtree_array_stepper_refuses_bad_input():
@@ -103,3 +122,70 @@ def test_quadtree_array_stepper_refuses_bad_input():
         quadtree_array_stepper([("split", 0)])
     with pytest.raises(ValueError, match="capacity"):
         quadtree_array_stepper(capacity=8)
+
+
+# -- lessons 06-07: exact visit counts and the readers of the stored results -----------------------
+def test_query_visits_and_tight_grid_visits_small():
+    rows = loose_lab.query_visits(["random"], n=1_500, queries=20)
+    assert len(rows) == 1 and rows[0]["loose_visits"] >= 1 and rows[0]["compact_visits"] >= 1
+    assert rows[0]["loose_nodes"] >= 1 and rows[0]["compact_nodes"] >= 1
+    grid = loose_lab.tight_grid_visits(["mixed_sizes"], n=1_500, queries=20)
+    assert grid[0]["non-empty"] > 0 and grid[0]["cells visited"] >= 0 and " x " in grid[0]["tight grid"]
+
+
+def test_drift_settling_small():
+    row = loose_lab.drift_settling(n=1_000, frames=3)
+    assert row["agents"] == 1_000 and row["frames"] == 3
+    assert 0 <= row["compact"] <= 3 and 0 <= row["loose"] <= 3
+
+
+def test_stored_result_readers_agree_with_the_files():
+    from lessons_lib.data import load_results
+
+    table = load_results("loose_structures")
+    ratios = loose_lab.time_ratio_rows(table)
+    assert len(ratios) == 4
+    r = ratios[0]
+    want = (table.where(n=r["n"], scene=r["scene"], structure="LooseQuadtree")["frame_ms"][0]
+            / table.where(n=r["n"], scene=r["scene"], structure="Quadtree")["frame_ms"][0])
+    assert r["frame_ms"] == pytest.approx(want)
+    names = ["UniformGrid", "Quadtree", "LooseQuadtree", "LooseTightGrid"]
+    assert [row["structure"] for row in loose_lab.case_rows(table, names)] == names
+    mem = loose_lab.memory_rows(table)
+    assert all(row["element table"] > 0 for row in mem) and "change %" in mem[0]
+    parts = loose_lab.memory_parts_rows(table, names)
+    assert all(row["bytes"] == pytest.approx(row["without the copy"] + row["cell-order copy"]) for row in parts)
+    frames = load_results("loose_memory")
+    assert {row["structure"] for row in loose_lab.frame_spread_rows(frames)} == {"Quadtree", "LooseQuadtree"}
+    assert len(loose_lab.memory_change_rows(frames, names)) == 4
+    settle = loose_lab.settling_rows(extra=[{"run": "x", "agents": 1, "frames": 1, "compact": 0, "loose": 0}])
+    assert [row["run"] for row in settle][1] == "x" and len(settle) == 3
+    anchor = loose_lab.anchor_rows()
+    assert anchor and all(row["C quadtree"] > 0 and row["loose_quadtree"] > 0 for row in anchor)
+    grid = loose_lab.double_grid_rows()
+    assert all(row["grid / tree"] == pytest.approx(row["double grid"] / row["compact quadtree"]) for row in grid)
+    trick = loose_lab.uniform_size_rows()
+    assert all(row["speed-up"] == pytest.approx(row["boxes (UniformGrid)"] / row["points (PointGrid)"]) for row in trick)
+
+
+def test_stored_result_plots_draw():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from lessons_lib.data import load_results
+
+    table = load_results("loose_structures")
+    fig, (ax, ax_m, ax_t) = plt.subplots(1, 3)
+    loose_lab.plot_time_ratios(ax, loose_lab.time_ratio_rows(table))
+    loose_lab.plot_memory_over_frames(ax_m, ax_t, load_results("loose_memory"), ["Quadtree", "LooseQuadtree"])
+    assert len(ax.patches) == 16 and len(ax_m.lines) == 2
+    plt.close(fig)
+    fig = plt.figure()
+    loose_lab.plot_structure_times(fig, table, ["Quadtree", "LooseTightGrid"])
+    assert len(fig.axes) == 4 and fig.legends
+    plt.close(fig)
+    fig = plt.figure()
+    loose_lab.plot_split_frames(fig, load_results("loose_split"))
+    assert len(fig.axes) == 2 and fig.legends
+    plt.close(fig)

@@ -2,6 +2,8 @@
 stored measurements (run small here; the lessons plot the stored full-size files)."""
 from __future__ import annotations
 
+import struct
+
 import numpy as np
 import pytest
 
@@ -135,6 +137,57 @@ def test_kd_split_stepper_cuts_at_medians_and_ends_on_the_trees_bounds():
         kd_split_stepper(make_scene("random", 81, seed=0))
 
 
+
+def _readable(png):
+    w, h = struct.unpack(">II", png[16:24])
+    return w >= 480 and h >= 240 and w <= 3 * h
+
+
+def test_tree_steppers_keep_readable_stills_of_their_key_steps():
+    small = make_scene("random", 16, seed=4, world=[0, 0, 200, 150])
+    split = rl.split_stepper(small, max_entries=4)
+    first_split = min(i for i in range(len(split)) if "split" in split.label(i))
+    assert split.still_steps()[:2] == [first_split - 1, first_split] and split.still_steps()[-1] == len(split) - 1
+    assert "height 3" in split.label(split.still_steps()[2])
+    few = make_scene("random", 16, seed=8, world=[0, 0, 200, 150])
+    deletion = rl.deletion_stepper(few, np.argsort(few[:, 0])[:7].tolist(), world=[0, 0, 200, 150])
+    assert len(deletion) == 16 + 7 + 1
+    regions = [len(deletion.frame(i).rects) for i in deletion.still_steps()]
+    assert deletion.still_steps()[0] == 16 and regions[2] < regions[1]  # the step that dissolves a leaf
+    boxes = make_scene("random", 48, seed=3, world=[0, 0, 200, 150])
+    packing, kd = rl.packing_stepper(boxes, max_entries=4), rl.kd_split_stepper(boxes, capacity=4)
+    assert [packing.frame(i)["level"] for i in packing.still_steps()] == [0, 0, 0]
+    assert [kd.frame(i).get("depth") for i in kd.still_steps()] == [0, 1, 2, None]
+    reinsertion = rl.reinsert_stepper(make_scene("random", 12, seed=2, world=[0, 0, 200, 150]))
+    for st in (split, deletion, packing, kd, reinsertion):
+        assert _readable(st.still_png())
+
+
+def test_split_area_ratios_are_at_least_the_optimum():
+    ratios = rl.split_area_ratios(nodes=20, entries=7, min_entries=2, seed=1)
+    for r in ratios.values():
+        assert len(r) == 20 and (r >= 1 - 1e-12).all()
+    assert ratios["quadratic"].mean() <= ratios["linear"].mean()
+
+
+def test_loader_quality_rows_and_the_str_readings():
+    rows = rl.loader_quality(("random",), n=300)
+    assert [r["loader"] for r in rows] == list(rl.QUALITY_LOADERS)
+    assert all(r["visits"] > 0 and r["nodes"] > 0 for r in rows)
+    boxes = make_scene("random", 2000, seed=0)
+    centres = 0.5 * (boxes[:, :2] + boxes[:, 2:])
+    for groups in (rl.sliced_runs(centres, 16, 1), rl.article_str_groups(centres, 16), rl.sliced_runs(centres, 16, 192)):
+        assert sorted(np.concatenate(groups).tolist()) == list(range(2000)) and len(groups) == 125
+    by_x = np.argsort(centres[:, 0], kind="stable")
+    assert np.array_equal(np.concatenate(rl.sliced_runs(centres, 16, 1)), by_x)  # slices of 1: Nearest-X
+    rects = {k: rl.leaf_rects(boxes, g) for k, g in (("article", rl.article_str_groups(centres, 16)),
+                                                      ("textbook", rl.sliced_runs(centres, 16, 192)))}
+    q = np.array([[100.0, 100.0, 120.0, 120.0], [500.0, 300.0, 520.0, 320.0]])
+    assert rl.leaves_met(rects["article"], q) > 2 * rl.leaves_met(rects["textbook"], q)
+    assert rl.leaves_met(rects["article"], np.empty((0, 4))) == 0.0
+    with pytest.raises(ValueError, match="must be >= 1"):
+        rl.sliced_runs(centres, 0, 4)
+
 def _axis_overlaps(boxes, axis):
     """Pairs (i < j) whose closed intervals on ``axis`` meet: brute force."""
     n = len(boxes)
@@ -175,6 +228,28 @@ def test_repair_frames_count_inversions_and_overlap_events(seed, axis):
 def test_repair_frames_rejects_an_unknown_id():
     with pytest.raises(ValueError, match="moved names id"):
         sl.repair_frames([[0, 0, 1, 1]], {5: [0, 0, 1, 1]})
+
+
+def test_repair_stepper_still_shows_the_start_an_overlap_ending_and_the_end():
+    row = np.array([[0, 0, 14, 10], [18, 12, 30, 22], [34, 0, 44, 10], [50, 12, 66, 22]], dtype=float)
+    moved = {1: row[1] + [30, 0, 30, 0]}  # box 1 overtakes box 2 completely, then meets box 3
+    st = sl.repair_stepper(row, moved)
+    steps = st.still_steps()
+    assert steps[0] == 1 and steps[-1] == len(st) - 1 and len(steps) == 3
+    frames, _ = sl.repair_frames(row, moved)
+    assert frames[steps[1]].event == "stops"
+    w, h = struct.unpack(">II", st.still_png()[16:24])
+    assert w >= 480 and h >= 240 and w <= 3 * h  # readable without a kernel
+
+
+def test_sweep_growth_counts_tests_against_pairs():
+    small, big = sl.sweep_growth((2_000, 8_000))
+    assert small["n"] == 2_000 and big["n"] == 8_000 and big["world_width"] == pytest.approx(2 * small["world_width"])
+    assert small["tests"] >= small["pairs"] > 0
+    # at constant density the pairs grow like n (4 times), the sweep's tests like n ** 1.5 (8 times)
+    assert 3.2 < big["pairs"] / small["pairs"] < 4.8
+    assert 6.4 < big["tests"] / small["tests"] < 9.6
+    assert big["tests_over_n15"] == pytest.approx(big["tests"] / 8_000 ** 1.5)
 
 
 def test_reinsert_frames_take_out_the_farthest_and_the_tree_agrees():

@@ -4,7 +4,7 @@ A broad phase in a game lives for hours: a structure whose bytes creep up frame 
 frame (nodes never freed, free lists that only grow, buffers sized by the worst frame
 ever seen and then by a larger one) runs out of memory eventually even when each frame is
 right. Here 150 boxes wander in a closed world for 1,000 frames (``update_many`` and
-``cleanup`` every frame, as the simulation of lesson 12 does), a few are removed and
+``cleanup`` every frame, as the simulation of lesson 13 does), a few are removed and
 re-inserted every frame, and the structure's ``memory_bytes()`` over the last 500 frames
 must stay within a small factor of its peak over the first 500. A structure that doubles a
 buffer once on a rare crowded frame passes; one that grows a little every frame does not.

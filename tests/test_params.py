@@ -18,9 +18,10 @@ from lessons_lib import STRUCTURES, make_scene
 from lessons_lib.core.params import check_choice, check_flag, check_int, check_number, check_positive
 
 #: Parameters that are real numbers (everything else numeric is an integer).
-FLOAT_PARAMS = {"cell_size", "half_size", "reinsert_fraction"}
+FLOAT_PARAMS = {"cell_size", "half_size", "reinsert_fraction", "margin", "displacement_multiplier", "refit_fraction"}
 #: Parameters for which 0 is a meaningful value.
-ZERO_OK = {"max_depth", "axis", "sort_axis", "half_size", "reinsert_fraction"}
+ZERO_OK = {"max_depth", "axis", "sort_axis", "half_size", "reinsert_fraction", "margin", "displacement_multiplier",
+           "refit_fraction"}
 #: Parameters chosen by name.
 CHOICE_PARAMS = {"method", "split", "hash", "split_axis"}
 #: True/False parameters.
@@ -86,3 +87,12 @@ def test_the_validators_themselves():
     assert check_flag("f", np.bool_(True)) is True
     with pytest.raises(ValueError, match="f must be True or False"):
         check_flag("f", 1)
+
+
+@pytest.mark.parametrize("structure", ["rtree", "rstar_tree", "bulk_rtree"])
+def test_a_fan_out_that_cannot_be_allocated_is_refused_before_allocating(structure):
+    from lessons_lib.structures.rtree_nodes import MAX_FAN_OUT
+
+    with pytest.raises(ValueError, match=rf"max_entries must be an integer in 2\.\.{MAX_FAN_OUT}, got 1000000000"):
+        STRUCTURES[structure](max_entries=10**9)
+    STRUCTURES[structure](max_entries=MAX_FAN_OUT)  # the largest accepted fan-out is allocated at once

@@ -1,4 +1,4 @@
-"""The partitioned join (lesson 14) on Dask's local scheduler: partitioners, assignment, the reference-point
+"""The partitioned join (lesson 15) on Dask's local scheduler: partitioners, assignment, the reference-point
 rule, self- and two-set joins against brute force on random, clustered, long-box and touching-on-edge scenes."""
 from __future__ import annotations
 
@@ -384,3 +384,12 @@ def test_the_package_imports_only_the_lower_layers():
                                                    "operator", "os", "pickle", "shutil", "tempfile", "time", "uuid",
                                                    "dataclasses", "typing")]
     assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("partitioner", ["grid", "quadtree", "kdtree", "str", "hilbert"])
+@pytest.mark.parametrize("empty", [np.zeros((0, 4)), []], ids=["array", "list"])
+def test_a_join_of_no_boxes_has_no_pairs(partitioner, empty):
+    result = partitioned_join(empty, partitioner=partitioner, n_partitions=4)
+    assert result.pairs.shape == (0, 2) and result.n_pairs == 0
+    other = partitioned_join(make_scene("random", 50, seed=1), empty, partitioner=partitioner, n_partitions=4)
+    assert other.pairs.shape == (0, 2) and other.n_pairs == 0

@@ -262,10 +262,17 @@ def test_boxes_covering_the_whole_leaf_do_not_split(cls):
         bp.insert(i, [-10.0 - i, -10.0, 80.0, 80.0 + i])  # all different, all covering the root
     assert bp.depth() == 0 and bp.node_count() == 1
     assert len(bp.pairs()) == 66
-    bp.insert(12, [1, 1, 2, 2])  # separable: the root splits, the giants fill the other children
-    assert bp.depth() == 4 and bp.node_count() <= 1 + 4 * 4
-    assert len(bp.pairs()) == 66 + 12
+    corners = [[1, 1, 2, 2], [60, 60, 61, 61], [1, 60, 2, 61], [60, 1, 61, 2]]
+    for i, b in enumerate(corners, 12):  # separable, but most of the root stays covered: a split would
+        bp.insert(i, b)                   # copy the twelve giants into every child and separate none of them
+    assert bp.depth() == 0 and bp.node_count() == 1
+    assert len(bp.pairs()) == 66 + 12 * 4
     bp.check_invariants()
+    for i in range(12):  # as the giants leave, the root splits as soon as the rules allow it
+        bp.remove(i)
+        bp.check_invariants()
+        assert bp.depth() == (0 if i < 8 else 1)
+    assert bp.node_count() == 5 and len(bp.pairs()) == 0
 
 
 @by_tree

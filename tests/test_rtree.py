@@ -218,7 +218,7 @@ def test_split_function_errors(call, pattern):
 # Parameters
 # --------------------------------------------------------------------------
 @pytest.mark.parametrize("params, exc, pattern", [
-    ({"max_entries": 1}, ValueError, "max_entries must be an integer >= 2, got 1"),
+    ({"max_entries": 1}, ValueError, "max_entries must be an integer in 2..4096, got 1"),
     ({"max_entries": 4.0}, ValueError, "max_entries must be an integer"),
     ({"max_entries": True}, ValueError, "max_entries must be an integer"),
     ({"max_entries": 8, "min_entries": 5}, ValueError, "min_entries must be an integer in 1..4, got 5"),
@@ -234,7 +234,7 @@ def test_rtree_parameters(params, exc, pattern):
 @pytest.mark.parametrize("params, exc, pattern", [
     ({"reinsert_fraction": 0.6}, ValueError, "in \\[0, 0.5\\], got 0.6"),
     ({"reinsert_fraction": "a lot"}, ValueError, "reinsert_fraction must be a number"),
-    ({"max_entries": 0}, ValueError, "max_entries must be an integer >= 2"),
+    ({"max_entries": 0}, ValueError, "max_entries must be an integer in 2..4096"),
 ])
 def test_rstar_parameters(params, exc, pattern):
     with pytest.raises(exc, match=pattern):

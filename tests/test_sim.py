@@ -1,4 +1,4 @@
-"""Lesson 12's simulation: deterministic, contained, elastic, and its pairs equal brute force."""
+"""Lesson 13's simulation: deterministic, contained, elastic, and its pairs equal brute force."""
 from __future__ import annotations
 
 import json
@@ -337,3 +337,37 @@ def test_player_bad_parameters():
         SimulationPlayer(100, structure="nope")
     with pytest.raises(ValueError, match="max_fps"):
         SimulationPlayer(100, max_fps=0)
+
+
+def test_player_still_is_a_labelled_frame_of_readable_size():
+    import struct
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from lessons_lib.labs.sim_player import SimulationPlayer
+
+    player = SimulationPlayer(300, structure="uniform_grid", width=160)
+    player.step(2)
+    png = player.still()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    w, h = struct.unpack(">II", png[16:24])
+    assert w >= 480 and h >= 240 and w <= 3 * h       # what a notebook without a kernel shows
+
+
+def test_draw_labels_the_picture_in_world_units():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from lessons_lib.labs.sim import draw
+
+    sim = Simulation(200, seed=3)
+    sim.run(2)
+    fig, ax = plt.subplots()
+    draw(ax, sim, width=120)
+    assert ax.get_xlabel() == "x (world units)" and "200 agents" in ax.get_title()
+    assert ax.images[0].get_extent() == [sim.world[0], sim.world[2], sim.world[1], sim.world[3]]
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["agent", "agent touching another this frame"]
+    plt.close(fig)

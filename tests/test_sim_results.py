@@ -1,4 +1,4 @@
-"""Lesson 12's stored measurements (lessons_lib.labs.sim_measure, sim_layout): run small here, and the
+"""Lesson 13's stored measurements (lessons_lib.labs.sim_measure, sim_layout): run small here, and the
 stored full-size files hold what the lesson reads."""
 from __future__ import annotations
 

@@ -20,7 +20,10 @@ N = 4_000
 #: Structures not yet checked on skewed scenes (this set only shrinks).
 PENDING: set[str] = set()
 BYTES_FACTOR = 3.0
-TIME_FACTOR = 8.0
+#: A blow-up detector, not a speed target (those are in benchmarks/goals_speed.py): CPU time on a
+#: shared machine still moves several times between runs, a structure storing each box in a hundred
+#: leaves moves it a hundred times.
+TIME_FACTOR = 30.0
 
 
 def _cost(name: str, boxes: np.ndarray) -> tuple[float, float]:

@@ -399,3 +399,30 @@ def test_widget_slider_and_buttons_drive_the_image():
 def test_repr_is_short_text(stepper):
     stepper.goto(0)
     assert repr(stepper) == "Stepper(9 steps, at step 0/8: initial state \u2014 0 boxes, 0 pairs, 1 region)"
+
+
+def test_still_shows_the_key_steps_side_by_side(stepper):
+    import struct
+
+    last = len(stepper) - 1
+    assert stepper.still_steps() == sorted({0, last // 2, last})
+    png = stepper.still_png()
+    w, h = struct.unpack(">II", png[16:24])
+    assert w >= 480 and h >= 240 and w <= 3 * h, (w, h)  # readable at the size a notebook shows it
+    chosen = Stepper.from_operations("uniform_grid", [("insert", 0, [0, 0, 10, 10]), ("insert", 1, [5, 5, 20, 20]),
+                                                      ("remove", 0)], key_steps=[1, 2])
+    assert chosen.still_steps() == [1, 2]
+    with pytest.raises(IndexError, match="out of range"):
+        Stepper.from_operations("uniform_grid", [("insert", 0, [0, 0, 10, 10])], key_steps=[5])
+
+
+def test_the_course_style_is_applied_and_colour_blind_safe():
+    import matplotlib as mpl
+
+    from lessons_lib import style
+
+    assert mpl.rcParams["figure.dpi"] == 100
+    assert [c.lower() for c in mpl.rcParams["axes.prop_cycle"].by_key()["color"][:4]] == [
+        c.lower() for c in style.PALETTE[:4]]
+    meanings = [style.BOX_COLOR, style.HIGHLIGHT_COLOR, style.PAIR_COLOR, style.QUERY_COLOR, style.NEW_COLOR]
+    assert len(set(meanings)) == len(meanings)  # one meaning per colour

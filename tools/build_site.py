@@ -104,6 +104,8 @@ def build(out: pathlib.Path) -> pathlib.Path:
     src = out.parent / (out.name + "_src")
     write_source(src)
     build_dir = out / "_jb"
+    if build_dir.exists():  # pages of renamed or removed lessons must not linger
+        shutil.rmtree(build_dir)
     jb = pathlib.Path(sys.executable).parent / "jupyter-book"
     cmd = [str(jb), "build", str(src), "--path-output", str(build_dir), "--all"]
     try:

@@ -14,7 +14,7 @@ when lessons are re-run, re-linked (``tools/update_nav.py``) or edited elsewhere
 changes only when the exercise itself is renamed. Other cells are left as they are.
 
 Course (``course``). ``build/nbgrader/`` is a standard nbgrader course directory: one
-assignment per lesson with exercises (``lesson01`` ... ``lesson13``), the teacher's
+assignment per lesson with exercises (``lesson01`` ... ``lesson14``), the teacher's
 notebooks under ``source/``, and nbgrader's own ``generate_assignment`` writes the
 student versions under ``release/``. TEACHING.md shows the whole workflow (release,
 collect, autograde, feedback).

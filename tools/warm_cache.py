@@ -18,22 +18,18 @@ from __future__ import annotations
 import argparse
 import pathlib
 import sys
-import time
 
-import nbformat
-from nbclient import NotebookClient
 from tqdm import tqdm
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from execute_lessons import execute  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
-def run_lesson(path: pathlib.Path, timeout: int = 900) -> float:
-    """Execute one notebook headless in its own folder; return the seconds it took."""
-    nb = nbformat.read(path, as_version=4)
-    start = time.perf_counter()
-    NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
-    return time.perf_counter() - start
+def run_lesson(path: pathlib.Path) -> float:
+    """Execute one notebook headless in its own folder, without saving it; return the seconds it took."""
+    return execute(path, write=False)
 
 
 def lessons(numbers=()) -> list[pathlib.Path]:

@@ -1,4 +1,4 @@
-"""``python -m lessons_lib.bench``: the benchmark suites of lesson 11.
+"""``python -m lessons_lib.bench``: the benchmark suites of lesson 12.
 
 Every structure x scene x n, checked against a reference, beside the peers;
 CSV files under data/results/ (see lessons_lib/bench/suites.py)::

@@ -1,4 +1,4 @@
-"""Stored results of lesson 14: the partitioned join on one and two workers, and ten million boxes out of core.
+"""Stored results of lesson 15: the partitioned join on one and two workers, and ten million boxes out of core.
 
 ``python -m lessons_lib.bench.partitioned`` (``make bench`` runs it; about three
 minutes on the course's 2-core machine) writes two files under ``data/results/``
@@ -24,8 +24,8 @@ with :func:`lessons_lib.data.save_results`:
 ``partitioned_tasks.csv``, one row per task of the 1-worker cluster run and of
     the 10-million run: ``run, kind`` (``sample``: make a chunk and draw its share
     of the sample; ``chunk``: make it again and assign it; ``partition``: join
-    one partition), ``index, boxes, pairs, seconds, bytes``. Lesson 14 projects
-    100 workers from them.
+    one partition), ``index, boxes, pairs, seconds, bytes``. Lesson 15 fits its cost
+    model to them and bounds the speedup with them.
 
 Options: ``--n`` and ``--big-n`` change the sizes, ``--skip-big`` leaves the
 out-of-core run out, ``--no-save`` only prints. Timings never fail the run; a
@@ -155,7 +155,7 @@ def big_run(n: int, chunk_size: int, partitions: int, workers: int = 2, seed: in
 
     start_rss = _rss_mb()
     source = scene_chunks("random", n, chunk_size, seed)
-    with tempfile.TemporaryDirectory(prefix="lesson14-") as spill:
+    with tempfile.TemporaryDirectory(prefix="lesson15-") as spill:
         t0 = time.perf_counter()
         r = partitioned_join(source, partitioner=PARTITIONER, n_partitions=partitions, structure=STRUCTURE,
                              sample_size=20_000, seed=seed, scheduler="threads", num_workers=workers,
@@ -249,7 +249,7 @@ def main(argv=None) -> int:
 
     from ..data import machine_info, save_results
 
-    print(f"# lesson 14 stored results: {machine_info()}", flush=True)
+    print(f"# lesson 15 stored results: {machine_info()}", flush=True)
     t_all = time.perf_counter()
     rows, task_rows, failed = run_small(args.n)
     if not args.skip_big:
@@ -280,8 +280,8 @@ def main(argv=None) -> int:
         print(f"FAILED: {failed} partitioned result(s) differ from the reference", flush=True)
     if not args.no_save:
         command = "python -m lessons_lib.bench.partitioned " + " ".join(argv if argv is not None else sys.argv[1:])
-        for name, table, what in (("partitioned_runs", rows, "lesson 14: partitioned join runs"),
-                                  ("partitioned_tasks", task_rows, "lesson 14: per-task times of two runs")):
+        for name, table, what in (("partitioned_runs", rows, "lesson 15: partitioned join runs"),
+                                  ("partitioned_tasks", task_rows, "lesson 15: per-task times of two runs")):
             path = save_results(name, table, what=what, command=command.strip())
             print(f"wrote {path}", flush=True)
     return 1 if failed else 0

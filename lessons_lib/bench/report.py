@@ -1,4 +1,4 @@
-"""Reading and drawing the suites' stored results (lesson 11).
+"""Reading and drawing the suites' stored results (lesson 12).
 
 The suites (:mod:`lessons_lib.bench.suites`) write ``data/results/bench_*.csv``;
 these helpers turn a loaded table (:func:`lessons_lib.data.load_results`)
@@ -7,81 +7,125 @@ ever used for a time: a ``FAILED`` row's time measures a wrong answer.
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ..data import Results
 
 __all__ = [
+    "PARALLEL_STRUCTURES",
     "article_claims",
+    "article_quadtree_misses",
+    "article_quadtree_pairs",
     "best_rows",
     "build_shares",
+    "cores",
     "corner_only_misses",
+    "default_highlight",
     "format_table",
+    "grey_legend_handles",
     "plot_suite_grid",
     "plot_time_vs_n",
     "speedups",
-    "structure_colors",
+    "threads_used",
 ]
 
-PEER_STYLE = {"linestyle": "--", "marker": "s", "markersize": 3}
-OURS_STYLE = {"linestyle": "-", "marker": "o", "markersize": 3}
-
-
-#: Peers are drawn in greys with their own markers, dashed, so that they read as one family.
-PEER_LOOK = {"cKDTree": ("0.0", "s"), "shapely.STRtree": ("0.35", "^"), "rtree.index": ("0.55", "v"),
-             "pyqtree": ("0.75", "D")}
-
-
-def structure_colors(names) -> dict:
-    """A stable colour per structure name: tab10 then the light half of tab20 for ours, greys for the peers."""
-    import matplotlib
-
-    cmap = [matplotlib.colormaps["tab10"](k) for k in range(10) if k != 7] + \
-        [matplotlib.colormaps["tab20"](2 * k + 1) for k in range(10) if k != 7]  # greys are the peers'
-    ours = [n for n in names if n not in PEER_LOOK]
-    out = {name: cmap[k % len(cmap)] for k, name in enumerate(ours)}
-    out.update({name: PEER_LOOK[name][0] for name in names if name in PEER_LOOK})
-    return out
+#: Peers are drawn dashed with their own markers, so that they read as one family.
+PEER_MARKERS = {"cKDTree": "s", "shapely.STRtree": "^", "rtree.index": "v", "pyqtree": "D"}
+#: Structures whose kernels run on every core (numba parallel loops): the counting-sort grid's keys,
+#: box copy and pair search. Every other structure of ours, and every peer, searches on one thread.
+PARALLEL_STRUCTURES = ("counting_sort_grid",)
+#: The grey of the lines that are context (opaque: no blending, so figures stay small).
+LIGHT_GREY = "#bdbdbd"
 
 
 def _ok(table: Results) -> Results:
     return table.where(status="ok")
 
 
-def plot_time_vs_n(ax, table: Results, scene: str, *, column: str = "total_ms", structures=None,
-                   colors=None, legend: bool = True, title: str | None = None):
-    """Log-log ``column`` (milliseconds) against n for every entrant of ``scene`` with the frame budgets.
+def cores(table: Results) -> int:
+    """Cores of the machine a stored table was measured on (from its ``machine`` line; 1 if unknown)."""
+    m = re.search(r"(\d+) cores?", table.meta.get("machine", ""))
+    return int(m.group(1)) if m else 1
 
-    Our structures are solid lines, peers dashed. Returns the plotted names.
+
+def threads_used(name: str, table: Results) -> int:
+    """Threads ``name``'s pair search used in a stored run: all the machine's cores for
+    :data:`PARALLEL_STRUCTURES` (numba's default), one for every other structure and every peer."""
+    return cores(table) if name in PARALLEL_STRUCTURES else 1
+
+
+def default_highlight(table: Results, scene: str, column: str = "total_ms") -> list[str]:
+    """The fastest of ours and the fastest peer at the largest n where both have an ``ok`` row of ``scene``."""
+    t = _ok(table).where(scene=scene)
+    out = []
+    for kind in ("ours", "peer"):
+        k = t.where(kind=kind)
+        if len(k):
+            n = max(k["n"])
+            r = k.where(n=n)
+            out.append(str(r["structure"][int(np.argmin(r[column]))]))
+    return out
+
+
+def plot_time_vs_n(ax, table: Results, scene: str, *, column: str = "total_ms", structures=None,
+                   highlight=None, label_ends: bool = True, title: str | None = None):
+    """Log-log ``column`` (milliseconds) against n for every entrant of ``scene``, with the frame budgets.
+
+    Every entrant is drawn in grey (ours solid, peers dashed) except the few in ``highlight``
+    (default :func:`default_highlight`), drawn in the course's colours
+    (:data:`lessons_lib.style.PALETTE`) and labelled at their right end (``label_ends``) or
+    in the legend. With ``label_ends``, a key under the figure names the frame budgets and
+    the grey lines. Returns the highlighted names that were drawn.
     """
+    from .. import style
     from ..viz import frame_budget_lines
 
     t = _ok(table).where(scene=scene)
     names = [s for s in table.unique("structure") if structures is None or s in structures]
-    colors = colors or structure_colors(names)
-    drawn = []
+    highlight = default_highlight(table, scene, column) if highlight is None else list(highlight)
+    series = {}
     for name in names:
         r = t.where(structure=name)
-        if not len(r):
+        if len(r):
+            order = np.argsort(r["n"])
+            series[name] = (r["n"][order], r[column][order], r["kind"][0] == "peer")
+    colors = dict(zip(highlight, style.PALETTE))
+    drawn = []
+    for name, (x, y, peer) in series.items():
+        look = {"linestyle": "--" if peer else "-", "marker": PEER_MARKERS.get(name, "o") if peer else "o",
+                "markersize": 3}
+        if name not in colors:  # no markers on the grey lines: they are context, not data to read
+            ax.plot(x, y, color=LIGHT_GREY, linewidth=1.0, zorder=1, linestyle=look["linestyle"], antialiased=False)
             continue
-        order = np.argsort(r["n"])
-        peer = r["kind"][0] == "peer"
-        style = dict(PEER_STYLE if peer else OURS_STYLE)
-        if peer and name in PEER_LOOK:
-            style["marker"] = PEER_LOOK[name][1]
-        ax.plot(r["n"][order], r[column][order], label=name + (" (peer)" if peer else ""),
-                color=colors.get(name, "k" if peer else None), **style)
+        label = name + (" (library)" if peer else "")
+        ax.plot(x, y, color=colors[name], linewidth=2.2, zorder=3, label=None if label_ends else label, **look)
+        if label_ends:
+            ax.annotate(label, (x[-1], y[-1]), xytext=(5, 0), textcoords="offset points", color=colors[name],
+                        va="center", fontsize="small", annotation_clip=False)
         drawn.append(name)
-    frame_budget_lines(ax)
+    budgets = frame_budget_lines(ax)
+    if label_ends:  # a key for what the end labels do not name, under the figure
+        ax.figure.legend(handles=budgets + grey_legend_handles(), loc="outside lower center", ncols=4,
+                         fontsize="small")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("n (boxes)")
     ax.set_ylabel({"total_ms": "build + pairs (ms)", "pairs_ms": "pairs() (ms)", "build_ms": "build (ms)",
                    "frame_ms": "update + pairs per frame (ms)"}.get(column, column))
     ax.set_title(title or scene)
-    if legend:
-        ax.legend(fontsize=7, ncol=2)
     return drawn
+
+
+def grey_legend_handles() -> list:
+    """Legend entries for the grey lines of :func:`plot_time_vs_n`: the rest of ours, the rest of the libraries."""
+    from matplotlib.lines import Line2D
+
+    from .. import style
+
+    return [Line2D([], [], color=LIGHT_GREY, linestyle="-", label="other structures of ours"),
+            Line2D([], [], color=LIGHT_GREY, linestyle="--", label="other libraries")]
 
 
 def best_rows(table: Results, n: int, kind: str) -> dict:
@@ -96,14 +140,18 @@ def best_rows(table: Results, n: int, kind: str) -> dict:
 
 
 def speedups(table: Results, n: int, scenes=None) -> list[dict]:
-    """Per scene: fastest structure of ours, fastest peer, and the ratio of their build + pairs times."""
+    """Per scene: fastest structure of ours, fastest peer, the ratio of their build + pairs times,
+    and the threads each side searched on (``ours_threads``, ``peer_threads``: :func:`threads_used`)."""
     ours, peers = best_rows(table, n, "ours"), best_rows(table, n, "peer")
     rows = []
     for scene in scenes or table.unique("scene"):
         a, b = ours.get(scene), peers.get(scene)
         rows.append({"scene": scene, "ours": a["structure"] if a else "-",
+                     "ours_threads": threads_used(a["structure"], table) if a else "-",
                      "ours_ms": a["total_ms"] if a else np.nan,
-                     "peer": b["structure"] if b else "-", "peer_ms": b["total_ms"] if b else np.nan,
+                     "peer": b["structure"] if b else "-",
+                     "peer_threads": threads_used(b["structure"], table) if b else "-",
+                     "peer_ms": b["total_ms"] if b else np.nan,
                      "speedup": (b["total_ms"] / a["total_ms"]) if a and b else np.nan})
     return rows
 
@@ -248,28 +296,123 @@ def corner_only_misses(scenes=("random", "large_boxes", "xline", "yline", "true_
     return rows
 
 
+def article_quadtree_pairs(boxes, capacity: int = 4, world=(0.0, 0.0, 800.0, 600.0),
+                           min_side: float = 50.0) -> np.ndarray:
+    """All pairs found by the article's quadtree routing ([magley-code] ``source/impl/quad_tree.d``,
+    ``QuadNode.insert`` and ``child_index``), re-implemented in plain Python.
+
+    A leaf keeps up to ``capacity`` ids and splits into 2 x 2 children when it holds more
+    and both its sides exceed ``min_side``; an inner node sends a box to the child of each of
+    its four corners (x greater than the midline: right; y at or past the midline: the
+    second row). Pairs are every intersecting pair inside some leaf, each once.
+
+    Returns
+    -------
+    numpy.ndarray, shape (k, 2), int64
+        Canonical pairs (i < j, rows sorted), as :meth:`BroadPhase.pairs`.
+
+    Notes
+    -----
+    With one 2 x 2 split per level, the x values of a box's corners are its two x
+    edges, so between them they pick every column of children the box overlaps (and the
+    y values every row): the four corners reach every child a box overlaps. Unlike the
+    corner-only *grid* (:func:`corner_only_misses`), which has many columns per level,
+    this routing misses no pair.
+    """
+    boxes = np.asarray(boxes, dtype=np.float64)
+    areas, children, items = [tuple(map(float, world))], [-1], [[]]
+
+    def insert(node: int, i: int) -> None:
+        while children[node] >= 0:  # an inner node: route by the four corners
+            x0, y0, x1, y1 = areas[node]
+            mx, my = (x0 + x1) / 2, (y0 + y1) / 2
+            b = boxes[i]
+            kids = {int(x > mx) + 2 * int(y >= my) for x in (b[0], b[2]) for y in (b[1], b[3])}
+            first = children[node]
+            for k in sorted(kids)[1:]:
+                insert(first + k, i)
+            node = first + min(kids)
+        if i in items[node]:
+            return
+        items[node].append(i)
+        x0, y0, x1, y1 = areas[node]
+        if len(items[node]) > capacity and x1 - x0 > min_side and y1 - y0 > min_side:
+            mx, my = (x0 + x1) / 2, (y0 + y1) / 2
+            children[node] = len(areas)
+            for quad in ((x0, y0, mx, my), (mx, y0, x1, my), (x0, my, mx, y1), (mx, my, x1, y1)):
+                areas.append(quad)
+                children.append(-1)
+                items.append([])
+            held, items[node] = items[node], []
+            for j in held:
+                insert(node, j)
+
+    for i in range(len(boxes)):
+        insert(0, i)
+    found = [np.empty((0, 2), dtype=np.int64)]
+    for node, ids in enumerate(items):
+        if children[node] >= 0 or len(ids) < 2:
+            continue
+        ids = np.array(ids, dtype=np.int64)
+        b = boxes[ids]
+        touch = ((b[:, None, 0] <= b[None, :, 2]) & (b[None, :, 0] <= b[:, None, 2])
+                 & (b[:, None, 1] <= b[None, :, 3]) & (b[None, :, 1] <= b[:, None, 3]))
+        a, c = np.nonzero(np.triu(touch, 1))
+        found.append(np.column_stack([np.minimum(ids[a], ids[c]), np.maximum(ids[a], ids[c])]))
+    keys = np.unique(np.concatenate(found) @ np.array([len(boxes), 1], dtype=np.int64))  # one int per pair
+    return np.column_stack([keys // max(1, len(boxes)), keys % max(1, len(boxes))]).astype(np.int64)
+
+
+def article_quadtree_misses(scenes=("random", "large_boxes", "xline", "yline", "true_uniform"), n: int = 2000,
+                            capacities=(1, 4, 16), seed: int = 0) -> list[dict]:
+    """Pairs the article's quadtree routing (:func:`article_quadtree_pairs`) misses or adds, against brute
+    force, on the article's scenes in its 800 x 600 world, for a few leaf capacities."""
+    from ..structures.brute_force import compiled_brute_force_pairs
+    from ..geometry import ARTICLE_WORLD
+    from ..scenes import make_scene
+
+    rows = []
+    for scene in scenes:
+        boxes = make_scene(scene, n, seed=seed)
+        key = np.array([n, 1], dtype=np.int64)  # a pair (i, j) as the one integer i * n + j
+        true = compiled_brute_force_pairs(boxes) @ key
+        for cap in capacities:
+            got = article_quadtree_pairs(boxes, cap, ARTICLE_WORLD) @ key
+            both = len(np.intersect1d(true, got))
+            rows.append({"scene": scene, "n": n, "capacity": cap, "true_pairs": len(true), "found": both,
+                         "missed": len(true) - both, "extra": len(got) - both})
+    return rows
+
+
 def plot_suite_grid(table: Results, scenes, *, column: str = "total_ms", ncols: int = 3, structures=None,
-                    title: str = "", panel_size=(4.6, 3.6)):
-    """One log-log panel per scene (:func:`plot_time_vs_n`), a shared legend on the right; returns the figure."""
+                    highlight=None, title: str = "", panel_size=(3.3, 2.6)):
+    """Small multiples: one log-log panel per scene (:func:`plot_time_vs_n`), the same few entrants
+    highlighted in every panel (default: the fastest of ours and the fastest peer over all the
+    scenes' largest n), a shared legend below; returns the figure."""
     import matplotlib.pyplot as plt
 
     scenes = list(scenes)
+    if highlight is None:
+        highlight = list(dict.fromkeys(h for sc in scenes for h in default_highlight(table, sc, column)))[:4]
     nrows = -(-len(scenes) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(panel_size[0] * ncols + 2.6, panel_size[1] * nrows),
+    fig, axes = plt.subplots(nrows, ncols, figsize=(panel_size[0] * ncols, panel_size[1] * nrows + 0.9),
                              squeeze=False)
-    names = [s for s in table.unique("structure") if structures is None or s in structures]
-    colors = structure_colors(names)
     for ax, scene in zip(axes.flat, scenes):
-        plot_time_vs_n(ax, table, scene, column=column, structures=names, colors=colors, legend=False)
+        plot_time_vs_n(ax, table, scene, column=column, structures=structures, highlight=highlight,
+                       label_ends=False)
     for ax in list(axes.flat)[len(scenes):]:
         ax.set_visible(False)
-    handles, labels = {}, {}
+    for ax in axes[:, 1:].flat:
+        ax.set_ylabel("")
+    handles = {}
     for ax in axes.flat:
         for h, lab in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(lab, h)
-    fig.legend(list(handles.values()), list(handles), loc="center right", fontsize=8, title="structure")
-    fig.suptitle(title)
-    fig.tight_layout(rect=(0, 0, 1 - 2.5 / fig.get_figwidth(), 1))
+    for h in grey_legend_handles():
+        handles[h.get_label()] = h
+    fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncols=4, fontsize="small")
+    if title:
+        fig.suptitle(title)
     return fig
 
 

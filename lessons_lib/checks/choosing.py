@@ -1,4 +1,4 @@
-"""Exercise check for lesson 13: the capstone, k nearest boxes through ``query`` alone.
+"""Exercise check for lesson 14: the capstone, k nearest boxes through ``query`` alone.
 
 :func:`check_nearest_by_query` hands the learner's function a structure seen through
 ``query`` *only* (any other attribute, and ``len(bp)``, fails with a message), counts
@@ -205,7 +205,7 @@ def check_nearest_by_query(fn) -> None:
                 for k in ks:
                     bp = _QueryOnly(built, n)
                     what = f"nearest_by_query on {name} ({n} boxes) in a {structure}, point {fmt(p)}, k = {k}"
-                    got = _expect_ranked_ids(run_student(fn, bp, boxes, p, k, name="nearest_by_query"),
+                    got = _expect_ranked_ids(run_student(fn, bp, boxes, p, k, name="nearest_by_query", case=what),
                                              f"the ids returned by {what}", n)
                     if n and bp.calls == 0:
                         raise CheckFailed(f"{what}: the answer was found without calling bp.query. The exercise is "

@@ -13,11 +13,17 @@ A check must not be passable by a wrong answer, so everything here is strict:
 * :func:`adversarial_boxes` and :func:`random_world` give irregular inputs: worlds whose
   origin is not 0 and whose size is not a multiple of the cell, non-integer coordinates,
   touching and zero-area boxes, duplicates, negative coordinates, boxes outside the world,
-  the empty input.
+  the empty input;
+* :func:`proven_hint` and :class:`Mistakes` give a hint only when the answer proves the
+  mistake it names (otherwise a message states the input, the expected and the returned
+  value, and stops);
+* :class:`RowReads` records which rows of an array the learner's code reads, so a check
+  can tell a walk of the structure from a search over everything.
 """
 from __future__ import annotations
 
 import copy
+import weakref
 
 import numpy as np
 
@@ -36,6 +42,9 @@ __all__ = [
     "rect_box_cases",
     "adversarial_boxes",
     "random_world",
+    "proven_hint",
+    "Mistakes",
+    "RowReads",
 ]
 
 
@@ -60,14 +69,37 @@ def _same(a, b) -> bool:
     return True  # other objects (a structure, a function): not compared
 
 
-def run_student(fn, *args, name: str | None = None, may_change=(), may_return_none: bool = False):
+#: The learner's functions that have returned something other than ``None`` (so a later ``None``
+#: is a path without a ``return``, not a forgotten ``return``).
+_RETURNED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _returned_before(fn) -> bool:
+    try:
+        return fn in _RETURNED
+    except TypeError:  # not weak-referenceable (a builtin): no memory
+        return False
+
+
+def _remember_return(fn) -> None:
+    try:
+        _RETURNED[fn] = True
+    except TypeError:
+        pass
+
+
+def run_student(fn, *args, name: str | None = None, may_change=(), may_return_none: bool = False,
+                case: str | None = None, track=None):
     """Call the learner's ``fn(*args)`` and return its result, or raise :class:`CheckFailed`.
 
     ``fn`` receives deep copies of ``args`` (so a wrong function cannot spoil the
     check's own data). Unless the argument's position is in ``may_change`` (for the
     exercises that must update an array in place), an argument changed by the call
     fails the check: clearing or sorting an input is a side effect the caller would
-    not expect.
+    not expect. ``case`` names the input (the check's case and its values): every
+    failure raised here repeats it, so a crash says which input caused it. ``track``
+    is the learner's own function when ``fn`` wraps it (it tells a forgotten
+    ``return`` from a path that ends without one).
 
     Raises
     ------
@@ -76,7 +108,8 @@ def run_student(fn, *args, name: str | None = None, may_change=(), may_return_no
         original is chained, so its traceback shows), returned ``None`` (unless
         ``may_return_none``), or changed an input it should only read.
     """
-    label = _label(fn, name)
+    label = _label(track if track is not None and name is None else fn, name)
+    on = f" on {case}" if case else ""
     given = [copy.deepcopy(a) for a in args]
     kept = [copy.deepcopy(a) for a in args]
     try:
@@ -87,12 +120,19 @@ def run_student(fn, *args, name: str | None = None, may_change=(), may_return_no
     except CheckFailed:
         raise
     except Exception as e:
-        raise CheckFailed(f"{label} raised {type(e).__name__}: {e}") from e
+        raise CheckFailed(f"{label} raised {type(e).__name__}: {e}{on}") from e
+    key = track if track is not None else fn
     if result is None and not may_return_none:
-        raise CheckFailed(f"{label} returned None: did you forget the `return` statement?")
+        if _returned_before(key):
+            raise CheckFailed(f"{label} returned None{on}, though it returned a value for other inputs: for this "
+                              "one it ends without reaching a `return`, or returns a name that is still None.")
+        raise CheckFailed(f"{label} returned None{on}: did you forget the `return` statement (or return a name "
+                          "that is still None)?")
+    if result is not None:
+        _remember_return(key)
     for k, (before, after) in enumerate(zip(kept, given)):
         if k not in may_change and not _same(before, after):
-            raise CheckFailed(f"{label} changed its argument number {k + 1} in place; it should only read it "
+            raise CheckFailed(f"{label} changed its argument number {k + 1} in place{on}; it should only read it "
                               "(work on a copy if you need to modify it).")
     return result
 
@@ -131,23 +171,37 @@ def _kind(v) -> str:
     return f"{v!r} ({type(v).__name__})"
 
 
-def expect_int(got, what: str):
-    """``got`` as an ``int``; a float (even ``3.0``), a bool, a string or ``None`` fails, naming ``what``."""
+def expect_int(got, what: str, *, exact: bool = False):
+    """``got`` as an ``int``; a float (even ``3.0``), a bool, a string or ``None`` fails, naming ``what``.
+
+    With ``exact`` (the exercise asks for an ``int``), a NumPy integer fails too: ``np.int64(3)``
+    is not a Python ``int`` (it overflows at 2**63, and JSON, ``isinstance`` and other code
+    that expects an ``int`` refuse it).
+    """
     if isinstance(got, (bool, np.bool_)) or not isinstance(got, (int, np.integer)):
         raise CheckFailed(f"{what} must be an integer, got {_kind(got)}")
+    if exact and not isinstance(got, int):
+        raise CheckFailed(f"{what} must be a Python int, got {got!r} of type numpy.{type(got).__name__}: the "
+                          "exercise asks for an int (convert a NumPy integer with int(...))")
     return int(got)
 
 
-def expect_ints(got, length: int, what: str) -> tuple[int, ...]:
-    """``got`` as a tuple of ``length`` ints (a tuple, list or 1-D integer array); floats fail."""
+def expect_ints(got, length: int, what: str, *, exact: bool = False) -> tuple[int, ...]:
+    """``got`` as a tuple of ``length`` ints (a tuple, list or 1-D integer array); floats fail.
+
+    With ``exact`` (the exercise asks for ints), NumPy integers fail too, and so does an array.
+    """
     if isinstance(got, np.ndarray):
+        if exact:
+            raise CheckFailed(f"{what} must be a tuple of {length} ints, got a NumPy array (dtype {got.dtype}, "
+                              f"shape {got.shape})")
         if got.ndim != 1 or not np.issubdtype(got.dtype, np.integer):
             raise CheckFailed(f"{what} must be {length} integers, got an array of dtype {got.dtype} "
                               f"and shape {got.shape}")
         got = got.tolist()
     if not isinstance(got, (tuple, list)) or len(got) != length:
         raise CheckFailed(f"{what} must be a tuple of {length} integers, got {got!r}")
-    return tuple(expect_int(v, f"each value of {what}") for v in got)
+    return tuple(expect_int(v, f"each value of {what}", exact=exact) for v in got)
 
 
 def expect_number(got, what: str) -> float:
@@ -159,14 +213,19 @@ def expect_number(got, what: str) -> float:
     return float(got)
 
 
-def expect_pairs(got, what: str, *, n: int | None = None, ordered: bool = True) -> set[tuple[int, int]]:
+def expect_pairs(got, what: str, *, n: int | None = None, ordered: bool = True,
+                 exact: bool = False) -> set[tuple[int, int]]:
     """``got`` (a list/tuple/set of ``(i, j)`` or a ``(k, 2)`` integer array) as a set of pairs.
 
     Fails on: non-integer entries, a pair that is not two values, ``i == j``, ``i > j``
     when ``ordered``, an index outside ``0 .. n-1`` when ``n`` is given, and a pair listed
-    twice (in either order): a set of pairs has no repeats.
+    twice (in either order): a set of pairs has no repeats. With ``exact`` (the exercise asks
+    for tuples of ints), the indices must be Python ints and an array is refused.
     """
     if isinstance(got, np.ndarray):
+        if exact:
+            raise CheckFailed(f"{what} must be a list of (i, j) tuples of ints, got a NumPy array (dtype {got.dtype}, "
+                              f"shape {got.shape})")
         if got.size and (got.ndim != 2 or got.shape[1] != 2):
             raise CheckFailed(f"{what} must be (i, j) pairs; got an array of shape {got.shape}")
         if got.size and not np.issubdtype(got.dtype, np.integer):
@@ -180,7 +239,7 @@ def expect_pairs(got, what: str, *, n: int | None = None, ordered: bool = True) 
     for r in rows:
         if not isinstance(r, (tuple, list, np.ndarray)) or len(r) != 2:
             raise CheckFailed(f"{what}: every pair must be two indices (i, j), got {r!r}")
-        i, j = expect_int(r[0], f"an index in {what}"), expect_int(r[1], f"an index in {what}")
+        i, j = expect_int(r[0], f"an index in {what}", exact=exact), expect_int(r[1], f"an index in {what}", exact=exact)
         if i == j:
             raise CheckFailed(f"{what} pairs {i} with itself: a box is not a pair with itself")
         if ordered and i > j:
@@ -195,15 +254,21 @@ def expect_pairs(got, what: str, *, n: int | None = None, ordered: bool = True) 
     return out
 
 
-def expect_ids(got, what: str) -> list[int]:
-    """``got`` (a list or 1-D integer array of ids) as a sorted list; floats and repeats fail."""
+def expect_ids(got, what: str, *, exact: bool = False) -> list[int]:
+    """``got`` (a list or 1-D integer array of ids) as a sorted list; floats and repeats fail.
+
+    With ``exact`` (the exercise asks for a list of ints), the ids must be Python ints and an
+    array is refused.
+    """
     if isinstance(got, np.ndarray):
+        if exact:
+            raise CheckFailed(f"{what} must be a list of ints, got a NumPy array (dtype {got.dtype}, shape {got.shape})")
         if got.size and (got.ndim != 1 or not np.issubdtype(got.dtype, np.integer)):
             raise CheckFailed(f"{what} must be a 1-D array of integer ids, got dtype {got.dtype}, shape {got.shape}")
         got = got.tolist()
     if not isinstance(got, (list, tuple, set, frozenset)):
         raise CheckFailed(f"{what} must be a list of ids, got {_kind(got)}")
-    ids = [expect_int(v, f"an id in {what}") for v in got]
+    ids = [expect_int(v, f"an id in {what}", exact=exact) for v in got]
     if len(set(ids)) != len(ids):
         dup = next(i for i in ids if ids.count(i) > 1)
         raise CheckFailed(f"{what} lists id {dup} more than once")
@@ -300,3 +365,97 @@ def adversarial_boxes(seed: int = 0, world=(0.0, 0.0, 100.0, 60.0)) -> list[tupl
         size = rng.uniform(0, 0.25, (n, 2)) * [w, h] * rng.choice([0.0, 1.0], (n, 1), p=[0.1, 0.9])
         cases.append((f"random scene {k} ({n} boxes)", np.column_stack([lo, lo + size])))
     return [(name, np.asarray(b, np.float64).reshape(-1, 4)) for name, b in cases]
+
+
+def proven_hint(got, expected, candidates, same=None) -> str:
+    """The hint of the one typical mistake whose answer is ``got``, else ``""``.
+
+    ``candidates`` are ``(hint, what that mistake returns for this input)``. A hint is
+    given only when the answer proves the mistake: the mistake's answer equals ``got``
+    and differs from ``expected``, and no other mistake with another hint gives the same
+    answer (then the input cannot tell them apart, and the message states the facts only).
+    """
+    same = same or (lambda a, b: a == b)
+    hits = {hint for hint, wrong in candidates
+            if wrong is not None and same(got, wrong) and not same(expected, wrong)}
+    return hits.pop() if len(hits) == 1 else ""
+
+
+class Mistakes:
+    """The typical mistakes still possible for one learner's function, as the check's cases go by.
+
+    Each case calls :meth:`passed` when the function answered it right: every mistake whose
+    answer there would have been wrong is ruled out (the function does not make it). When a
+    case fails, :meth:`hint` names the one remaining mistake that gives exactly the answer
+    returned (:func:`proven_hint`); so two mistakes that agree on the failing input are told
+    apart by the cases the function passed before it.
+    """
+
+    def __init__(self, same=None):
+        self.same = same or (lambda a, b: a == b)
+        self.ruled_out: set[str] = set()
+
+    def passed(self, got, candidates) -> None:
+        for hint, wrong in candidates:
+            if wrong is not None and not self.same(got, wrong):
+                self.ruled_out.add(hint)
+
+    def hint(self, got, expected, candidates) -> str:
+        return proven_hint(got, expected, [(h, w) for h, w in candidates if h not in self.ruled_out], self.same)
+
+
+class RowReads(np.ndarray):
+    """A 2-D array that records which rows the learner's code reads (indexing, iteration, ufuncs).
+
+    ``RowReads(array, log)`` is a view of ``array``; every ``a[i]``, ``a[i, j]``, ``a[rows]``,
+    ``a[:, j]``, iteration, ``tolist()``, ``copy()`` or NumPy operation on the whole array
+    appends the row indices it touches to the list ``log`` (so a check can compare them with
+    the rows a walk of the structure reaches). What the reads return are plain arrays, which
+    record nothing.
+    """
+
+    def __new__(cls, array, log: list):
+        obj = np.asarray(array).view(cls)
+        obj._log = log
+        return obj
+
+    def __array_finalize__(self, obj):
+        self._log = None  # arrays derived from this one (views, results) do not record
+
+    def _all(self):
+        if self._log is not None:
+            self._log.extend(range(self.shape[0]))
+
+    def __getitem__(self, idx):
+        if self._log is not None:
+            first = idx[0] if isinstance(idx, tuple) and idx else (slice(None) if isinstance(idx, tuple) else idx)
+            try:
+                rows = np.atleast_1d(np.arange(self.shape[0])[first])
+            except (IndexError, TypeError, ValueError):
+                rows = np.arange(self.shape[0])
+            self._log.extend(rows.tolist())
+        out = super().__getitem__(idx)
+        return out.view(np.ndarray) if isinstance(out, np.ndarray) else out
+
+    def __iter__(self):
+        self._all()
+        return iter(self.view(np.ndarray))
+
+    def tolist(self):
+        self._all()
+        return self.view(np.ndarray).tolist()
+
+    def copy(self, *args, **kwargs):
+        self._all()
+        return self.view(np.ndarray).copy(*args, **kwargs)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        plain = []
+        for x in inputs:
+            if isinstance(x, RowReads):
+                x._all()
+                x = x.view(np.ndarray)
+            plain.append(x)
+        if "out" in kwargs:
+            kwargs["out"] = tuple(o.view(np.ndarray) if isinstance(o, RowReads) else o for o in kwargs["out"])
+        return getattr(ufunc, method)(*plain, **kwargs)

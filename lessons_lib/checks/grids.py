@@ -24,7 +24,19 @@ import numpy as np
 
 from ..structures.brute_force import brute_force_pairs
 from ..scenes import make_scene
-from .common import CheckFailed, adversarial_boxes, expect_ids, expect_ints, expect_pairs, fmt, num, random_world, run_student
+from .common import (
+    CheckFailed,
+    Mistakes,
+    RowReads,
+    adversarial_boxes,
+    expect_ids,
+    expect_ints,
+    expect_pairs,
+    fmt,
+    num,
+    random_world,
+    run_student,
+)
 
 __all__ = ["check_cell_range", "check_grid_pairs", "check_cell_members"]
 
@@ -90,8 +102,8 @@ def _cell_range_mistakes(box, s, world) -> list[tuple[str, tuple[int, int, int, 
         ("Hint: int() truncates; subtract the origin first and take the floor of the difference "
          "(int(x / s) - int(origin / s) is not the same number).",
          tuple(_clamp(int(v / s) - int(o[k] / s), n[k]) for k, v in enumerate(box))),
-        ("Hint: use floor for the upper end too: a box ending exactly on a border touches the boxes of the "
-         "next cell, so it must be in that cell as well.",
+        ("Hint: this box ends exactly on a cell border; it touches the boxes of the next cell, so that cell is "
+         "in its range too.",
          (*(_clamp(f, n[k]) for k, f in enumerate(floor_all[:2])),
           *(_clamp(max(math.ceil((v - o[k + 2]) / s) - 1, floor_all[k]), n[k + 2]) for k, v in enumerate(box[2:])))),
         ("Hint: the grid has ceil(width / cell_size) columns and ceil(height / cell_size) rows: the last, "
@@ -138,23 +150,28 @@ def check_cell_range(fn) -> None:
     Raises
     ------
     CheckFailed
-        On the stub, an exception, ``None``, a result that is not four integers (a float
-        such as ``3.0`` included), and on the first wrong range, with a hint when the answer
-        is what a known mistake gives.
+        On the stub, an exception (naming the case), ``None``, a result that is not four
+        Python ints (a float such as ``3.0``, or a NumPy integer, included), and on the first
+        wrong range, with a hint only when the answer is what exactly one known mistake gives
+        (and no case passed before rules that mistake out).
     """
     cases = _cell_range_cases()
+    mistakes = Mistakes()
     for name, box, s, world in cases:
         cols, rows = _grid_dims(s, world)
         call = f"cell_range({fmt(box)}, {num(s)}, {fmt(world)})"
-        got = expect_ints(run_student(fn, box, s, world, name="cell_range"), 4, call)
+        got = expect_ints(run_student(fn, box, s, world, name="cell_range", case=f"{name}: {call}"), 4, call, exact=True)
         o = (world[0], world[1], world[0], world[1])
         n = (cols, rows, cols, rows)
         ok = all(got[k] in _cell_choices(v, o[k], s, n[k]) for k, v in enumerate(box))
-        if not ok:
-            expected = tuple(min(_cell_choices(v, o[k], s, n[k])) for k, v in enumerate(box))
-            hint = next((h for h, wrong in _cell_range_mistakes(box, s, world) if wrong == got and wrong != expected), "")
-            raise CheckFailed(f"{name}: {call} returned {got}, expected {expected} (the grid has {cols} columns "
-                              f"and {rows} rows). {hint}".rstrip())
+        candidates = _cell_range_mistakes(box, s, world)
+        if ok:
+            mistakes.passed(got, candidates)
+            continue
+        expected = tuple(min(_cell_choices(v, o[k], s, n[k])) for k, v in enumerate(box))
+        hint = mistakes.hint(got, expected, candidates)
+        raise CheckFailed(f"{name}: {call} returned {got}, expected {expected} (the grid has {cols} columns "
+                          f"and {rows} rows). {hint}".rstrip())
     print(f"cell_range passed all {len(cases)} cases: irregular worlds, exact borders and boxes outside included.")
 
 
@@ -203,6 +220,52 @@ def _grids_for_pairs():
     return out
 
 
+def _reading(fn, log):
+    """``fn`` called with a ``boxes`` that records the rows read (see :class:`~lessons_lib.checks.common.RowReads`)."""
+    def call(head, nxt, elem, boxes, cols, cell_of):
+        return fn(head, nxt, elem, RowReads(boxes, log), cols, cell_of)
+    return call
+
+
+def _cell_lists(g) -> list[list[int]]:
+    """The slots of every cell's list, walked from ``head``."""
+    out = []
+    for cell in range(len(g.head)):
+        node, slots = int(g.head[cell]), []
+        while node != -1:
+            slots.append(int(g.elem[node]))
+            node = int(g.nxt[node])
+        out.append(slots)
+    return out
+
+
+#: Reads of one box allowed per test it takes part in, and per cell it is listed in (a row read
+#: coordinate by coordinate, and the reference cell, cost several reads): generous on purpose.
+_READS_PER_TEST, _READS_PER_CELL, _READS_SLACK = 8, 8, 16
+
+
+def _check_pair_reads(what, members, log, boxes) -> None:
+    """Fail if a box was read far more often than the walk of the cells allows (a search over all the boxes).
+
+    The walk tests each box against the other boxes of each cell it is listed in; a search
+    over every stored box reads each box once per other box of the whole grid.
+    """
+    partners, cells = {}, {}
+    for m in members:
+        for s in m:
+            partners[s] = partners.get(s, 0) + len(m) - 1
+            cells[s] = cells.get(s, 0) + 1
+    reads = np.bincount(np.asarray(log, np.int64), minlength=len(boxes)) if log else np.zeros(len(boxes), np.int64)
+    for s in np.argsort(-reads).tolist():
+        allowed = _READS_PER_TEST * partners.get(s, 0) + _READS_PER_CELL * cells.get(s, 0) + _READS_SLACK
+        if reads[s] <= allowed:
+            return
+        raise CheckFailed(f"{what}: grid_pairs found the right pairs, but it read the box of slot {s} {int(reads[s])} "
+                          f"times, while slot {s} shares its {cells.get(s, 0)} cell(s) with {partners.get(s, 0)} "
+                          "other box(es) in all: that is a search over every box, not the walk of the cells. Test each "
+                          "box only against the boxes listed in the same cell.")
+
+
 def check_grid_pairs(fn) -> None:
     """Check ``fn(head, nxt, elem, boxes, cols, cell_of) -> list of (i, j)``: a uniform grid's pairs.
 
@@ -216,7 +279,9 @@ def check_grid_pairs(fn) -> None:
     a time in random order, and thinned by removals (freed nodes and slots are reused), over
     worlds with a non-zero origin and sizes that are not multiples of the cell; scenes come
     from :func:`~lessons_lib.checks.common.adversarial_boxes` and the article's placements.
-    The truth is brute force on the stored boxes.
+    The truth is brute force on the stored boxes. The method is checked too: ``boxes`` records
+    the rows read, and a box read far more often than the tests of its cells allow (a search
+    over every stored box) fails, however right the pairs.
 
     Raises
     ------
@@ -235,14 +300,20 @@ def check_grid_pairs(fn) -> None:
             return (c0, r0)
 
         what = f"grid_pairs on {name} ({len(live)} boxes, {g.rows} rows x {g.cols} columns)"
-        raw = run_student(fn, g.head, g.nxt, g.elem, boxes, g.cols, cell_of, name="grid_pairs")
+        log: list[int] = []
+        raw = run_student(_reading(fn, log), g.head, g.nxt, g.elem, boxes, g.cols, cell_of, name="grid_pairs",
+                          case=what, track=fn)
+        members = _cell_lists(g)
         try:
             got = expect_pairs(raw, what, n=len(boxes))
         except CheckFailed as e:
-            if "twice" in str(e):
-                raise CheckFailed(f"{e}. Hint: two boxes that share several cells meet in each of them; report a pair "
-                                  "only from its reference cell, the cell of the lower-left corner of the two boxes' "
-                                  "intersection.") from None
+            listed = [tuple(sorted(r)) for r in raw if isinstance(r, (tuple, list)) and len(r) == 2] \
+                if isinstance(raw, (list, tuple)) else []
+            dup = next((p for p in listed if listed.count(p) > 1), None)
+            if "twice" in str(e) and dup is not None and sum(dup[0] in m and dup[1] in m for m in members) > 1:
+                raise CheckFailed(f"{e}. Slots {dup[0]} and {dup[1]} share {sum(dup[0] in m and dup[1] in m for m in members)} "
+                                  "cells and were reported from more than one. Hint: report a pair from one cell only, "
+                                  "its reference cell.") from None
             raise
         stored = set(live.tolist())
         for i, j in sorted(got):
@@ -257,8 +328,10 @@ def check_grid_pairs(fn) -> None:
             missing, extra = sorted(expected - got), sorted(got - expected)
             if extra:
                 i, j = extra[0]
+                sharing = {(min(a, b), max(a, b)) for m in members for a in m for b in m if a != b}
+                hint = " Hint: sharing a cell is not enough, test the two boxes." if got == sharing else ""
                 raise CheckFailed(f"{what}: ({i}, {j}) was reported but the boxes {fmt(boxes[i])} and {fmt(boxes[j])} "
-                                  "do not intersect. Hint: sharing a cell is not enough, test the two boxes.")
+                                  f"do not intersect.{hint}")
             i, j = missing[0]
             ref = cell_of(max(boxes[i, 0], boxes[j, 0]), max(boxes[i, 1], boxes[j, 1]))
             touching = {p for p in expected if _touch_only(boxes[p[0]], boxes[p[1]])}
@@ -267,6 +340,7 @@ def check_grid_pairs(fn) -> None:
             raise CheckFailed(f"{what}: {len(missing)} pair(s) missing, e.g. ({i}, {j}): slots {i} {fmt(boxes[i])} and "
                               f"{j} {fmt(boxes[j])} intersect, and both are in their reference cell (col {ref[0]}, "
                               f"row {ref[1]}).{hint}")
+        _check_pair_reads(what, members, log, boxes)
     print(f"grid_pairs matches brute force on all {len(grids)} grids, each pair once.")
 
 
@@ -331,16 +405,45 @@ def _member_mistakes(sh, cx: int, cy: int) -> list[tuple[str, list[int]]]:
 
     size, want = len(sh.head), cell_key(cx, cy)
     h = (cx * _P1) ^ (cy * _P2)
-    right, unmasked = (h & _MASK62) % size, h % size
+    right, unmasked = (h & _MASK62) % size, h % size  # np.fmod(h, size) indexes the same bucket (negative wraps)
     same = lambda node: int(sh.key[node]) == want  # noqa: E731
     slots = lambda nodes: sorted(int(sh.elem[v]) for v in nodes)  # noqa: E731
     return [
         (" Hint: other cells share this bucket; keep only the nodes whose key is this cell's.",
          slots(_walk(sh, right, lambda node: True))),
-        (" Hint: for a negative hash, Python's % gives another bucket than the structure's; keep the low 62 bits "
-         "(& (2**62 - 1)) before taking it modulo the table size.", slots(_walk(sh, unmasked, same))),
+        (f" Hint: this cell's hash is negative ({h}); its remainder without the mask names bucket {unmasked}, but the "
+         f"structure files the cell in bucket {right}, from the masked hash (section 2).",
+         slots(_walk(sh, unmasked, same)) if h < 0 and unmasked != right else None),
         (" Hint: return the slots stored in elem, not the node indices.", sorted(_walk(sh, right, same))),
     ]
+
+
+def _watching_nodes(fn, log):
+    """``fn`` called with ``nxt``, ``elem`` and ``key`` that record the nodes read."""
+    def call(head, nxt, elem, key, cx, cy):
+        return fn(head, RowReads(nxt, log), RowReads(elem, log), RowReads(key, log), cx, cy)
+    return call
+
+
+def _check_member_reads(what, sh, cx, cy, log) -> None:
+    """Fail if a node off the list of the cell's bucket was read (a search over all the nodes, or another bucket)."""
+    size = len(sh.head)
+    bucket = (((cx * _P1) ^ (cy * _P2)) & _MASK62) % size
+    chain = set(_walk(sh, bucket, lambda node: True))
+    stray = sorted(set(log) - chain)
+    if not stray:
+        return
+    v = stray[0]
+    home = next((b for b in range(size) if v in set(_walk(sh, b, lambda node: True))), None)
+    where = f"a node of bucket {home}'s list" if home is not None else "no node of any list"
+    h = (cx * _P1) ^ (cy * _P2)
+    hint = ""
+    if h < 0 and set(log) <= set(_walk(sh, h % size, lambda node: True)):  # exactly the unmasked remainder's list
+        hint = (f" Hint: this cell's hash is negative ({h}); its remainder without the mask names bucket {h % size}, "
+                "the list you read; the structure uses the masked hash (section 2).")
+    raise CheckFailed(f"{what}: cell_members returned the right slots, but it read node {v} ({where}), while the cell "
+                      f"is filed in bucket {bucket}, whose list has {len(chain)} node(s). The exercise is the lookup "
+                      f"the structure makes: walk the list of the cell's own bucket only.{hint}")
 
 
 def check_cell_members(fn) -> None:
@@ -358,12 +461,15 @@ def check_cell_members(fn) -> None:
     negative hashes); cells are negative, a billion units away and clamped at the edge;
     the cells asked include empty cells whose bucket holds other cells.
 
+    The method is checked too: ``nxt``, ``elem`` and ``key`` record the nodes read, and a
+    right answer that read a node off the list of the cell's bucket fails.
+
     Raises
     ------
     CheckFailed
         On the stub, an exception, ``None``, an array changed in place, a result that is not
-        a list of distinct integer slots, and on the first cell whose slots differ from the
-        boxes that cover it.
+        a list of distinct Python-int slots, on the first cell whose slots differ from the
+        boxes that cover it, and on a right answer found by reading other buckets' nodes.
     """
     tables = _hashes_for_members()
     asked = 0
@@ -371,13 +477,16 @@ def check_cell_members(fn) -> None:
         live = set(sh.elements.live_slots().tolist())
         for cx, cy in cells:
             what = f"cell_members(..., cx={cx}, cy={cy}) on {name}"
-            got = expect_ids(run_student(fn, sh.head, sh.nxt, sh.elem, sh.key, cx, cy, name="cell_members"), what)
+            log: list[int] = []
+            got = expect_ids(run_student(_watching_nodes(fn, log), sh.head, sh.nxt, sh.elem, sh.key, cx, cy,
+                                         name="cell_members", case=what, track=fn), what, exact=True)
             expected = sorted(members.get((cx, cy), []))
             asked += 1
             if got == expected:
+                _check_member_reads(what, sh, cx, cy, log)
                 continue
             boxes = sh.elements.boxes
-            hint = next((h for h, wrong in _member_mistakes(sh, cx, cy) if wrong == got), "")
+            hint = next((h for h, wrong in _member_mistakes(sh, cx, cy) if wrong is not None and wrong == got), "")
             extra = [s for s in got if s not in expected]
             if extra:
                 s = extra[0]

@@ -12,7 +12,7 @@ import numpy as np
 from ..geometry import boxes_overlap
 from ..scenes import make_scene
 from ..structures.brute_force import brute_force_pairs
-from .common import CheckFailed, adversarial_boxes, expect_pairs, fmt, run_student
+from .common import CheckFailed, adversarial_boxes, expect_pairs, fmt, proven_hint, run_student
 
 __all__ = ["check_aabb_overlap", "check_all_pairs"]
 
@@ -72,18 +72,19 @@ def check_aabb_overlap(fn) -> None:
     for name, a, b in cases:
         for first, second in ((a, b), (b, a)):
             expected = boxes_overlap(first, second)
-            got = run_student(fn, first, second, name="aabb_overlap")
+            call = f"aabb_overlap({fmt(first)}, {fmt(second)})"
+            got = run_student(fn, first, second, name="aabb_overlap", case=f"{name}: {call}")
             if not isinstance(got, (bool, np.bool_)):
-                raise CheckFailed(f"aabb_overlap({fmt(first)}, {fmt(second)}) returned {got!r} of type "
-                                  f"{type(got).__name__}; return True or False.")
+                raise CheckFailed(f"{name}: {call} returned {got!r} of type {type(got).__name__}; return True or False.")
             if bool(got) != expected:
-                hint = ""
-                if expected and _touch_only(first, second):
-                    hint = " Hint: boxes are closed, so boxes that only touch do intersect."
-                elif (first[0] <= second[2] and second[0] <= first[2]) != (first[1] <= second[3] and second[1] <= first[3]):
-                    hint = " Hint: boxes intersect only if their x intervals AND their y intervals do."
-                raise CheckFailed(f"{name}: aabb_overlap({fmt(first)}, {fmt(second)}) returned {bool(got)}, "
-                                  f"expected {expected}.{hint}")
+                on_x = first[0] <= second[2] and second[0] <= first[2]
+                on_y = first[1] <= second[3] and second[1] <= first[3]
+                both = "Hint: boxes intersect only if their x intervals AND their y intervals do."
+                hint = proven_hint(bool(got), expected, [
+                    ("Hint: boxes are closed, so boxes that only touch do intersect.",
+                     first[0] < second[2] and second[0] < first[2] and first[1] < second[3] and second[1] < first[3]),
+                    (both, on_x), (both, on_y)])
+                raise CheckFailed(f"{name}: {call} returned {bool(got)}, expected {expected}.{' ' + hint if hint else ''}")
     print(f"aabb_overlap passed all {2 * len(cases)} cases, touching, degenerate and negative boxes included.")
 
 
@@ -122,7 +123,9 @@ def check_all_pairs(fn) -> None:
     for name, arr in scenes:
         boxes = [tuple(float(v) for v in row) for row in arr.tolist()]
         n = len(boxes)
-        got = expect_pairs(run_student(fn, boxes, name="all_pairs"), f"all_pairs on {name} (n = {n})", n=n)
+        what = f"all_pairs on {name} (n = {n})"
+        case = f"{name} (n = {n}, boxes = {[fmt(b) for b in boxes]})" if n <= 10 else f"{name} (n = {n})"
+        got = expect_pairs(run_student(fn, boxes, name="all_pairs", case=case), what, n=n)
         expected = set(map(tuple, brute_force_pairs(arr).tolist()))
         if got != expected:
             missing, extra = sorted(expected - got), sorted(got - expected)

@@ -14,13 +14,26 @@ compared with brute force.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..structures.brute_force import brute_force_pairs
 from ..structures.loose_bounds import EMPTY_RECT, f32_down, f32_up
 from ..structures.loose_quadtree import LooseQuadtree
 from ..structures.loose_tight_grid import LooseTightGrid
-from .common import CheckFailed, adversarial_boxes, expect_ids, expect_int, fmt, num, random_world, run_student
+from .common import (
+    CheckFailed,
+    Mistakes,
+    RowReads,
+    adversarial_boxes,
+    expect_ids,
+    expect_int,
+    fmt,
+    num,
+    random_world,
+    run_student,
+)
 from .quadtrees import run_in_place
 
 __all__ = ["check_child_of_centre", "check_round_out", "check_tight_query"]
@@ -39,6 +52,7 @@ _CENTRE_CASES = [
     ("a wide box whose centre is left of the midline", (0, 0, 100, 100), (5, 10, 85, 20)),
     ("a wide box whose centre is right of the midline", (0, 0, 100, 100), (20, 10, 90, 20)),
     ("a box whose lower-left corner is in BL but centre in TR", (0, 0, 100, 100), (40, 40, 90, 70)),
+    ("a vertical segment lying on the vertical midline", (0, 0, 100, 100), (50, 10, 50, 20)),
     ("a box centred exactly on the vertical midline", (0, 0, 100, 100), (40, 10, 60, 20)),
     ("a box centred exactly on the node's centre", (0, 0, 100, 100), (45, 45, 55, 55)),
     ("a giant larger than the node, centred in TR", (0, 0, 100, 100), (-50, -40, 160, 160)),
@@ -73,43 +87,66 @@ def _centre_cases(seed: int):
     return cases
 
 
+def _centre_mistakes(rect, box, want):
+    """``(hint, child)`` that the usual wrong ``child_of_centre`` returns for this input."""
+    x0, y0, x1, y1 = rect
+    mx, my = 0.5 * (x0 + x1), 0.5 * (y0 + y1)
+    cx, cy = 0.5 * (box[0] + box[2]), 0.5 * (box[1] + box[3])
+
+    def child(right, top):
+        return (1 if right else 0) if top else (3 if right else 2)
+
+    return [
+        ("Hint: you picked the child of the lower-left corner; the loose tree uses the centre.",
+         _child_of_centre(rect, (box[0], box[1], box[0], box[1]))),
+        ("Hint: a centre exactly on a midline belongs to the right / top child.", child(cx > mx, cy > my)),
+        ("Hint: the node is not square: the horizontal midline is at half the *height*.",
+         _child_of_centre((x0, y0, x1, y0 + (x1 - x0)), box)),
+        ("Hint: the midline here is not a whole number; compute it with /, not //.",
+         child(cx >= (x0 + x1) // 2, cy >= (y0 + y1) // 2)),
+        ("Hint: children are 0 TL, 1 TR, 2 BL, 3 BR, with y upwards (top = larger y).",
+         {0: 2, 1: 3, 2: 0, 3: 1}[want]),
+        ("Hint: children are 0 TL, 1 TR, 2 BL, 3 BR: 1 is top-right, 2 bottom-left.", {0: 0, 1: 2, 2: 1, 3: 3}[want]),
+        ("Hint: the node does not start at 0: its midlines lie halfway between its own sides.",
+         child(cx >= 0.5 * (x1 - x0), cy >= 0.5 * (y1 - y0))),
+    ]
+
+
 def check_child_of_centre(fn) -> None:
     """Check ``fn(rect, box) -> child index`` of the loose quadtree: the quadrant holding the box's *centre*.
 
     Children are 0 top-left, 1 top-right, 2 bottom-left, 3 bottom-right, y
     upwards. A centre exactly on a midline goes to the right / top child
     (``>=``). Boxes may overlap several quadrants or lie outside the node: the
-    loose tree still puts them in exactly one child.
+    loose tree still puts them in exactly one child. The answer is a Python ``int``.
 
     Raises
     ------
     CheckFailed
-        On the first wrong answer, naming the case.
+        On the first wrong answer, naming the case; a hint only when the answer is
+        exactly what one typical mistake (a corner for the centre, ``>`` for ``>=``,
+        y downwards, 1 and 2 exchanged, the width for the height, ``//``, the node's
+        origin forgotten) gives, and no earlier case ruled that mistake out.
     """
     cases = _centre_cases(606)
+    mistakes = Mistakes()
     for name, rect, box in cases:
         want = _child_of_centre(rect, box)
-        got = run_student(fn, rect, box)
         what = f"{name}: child_of_centre({fmt(rect)}, {fmt(box)})"
+        got = run_student(fn, rect, box, name="child_of_centre", case=what)
         if isinstance(got, (list, tuple, np.ndarray)):
             raise CheckFailed(f"{what} returned {got!r}: a loose tree puts each element in exactly one child, "
                               "whatever it overlaps; return one child index")
-        got = expect_int(got, f"{what}'s result")
-        if got != want:
+        got = expect_int(got, f"{what}'s result", exact=True)
+        if got == want:
+            mistakes.passed(got, _centre_mistakes(rect, box, want))
+        else:
             x0, y0, x1, y1 = rect
             mx, my = 0.5 * (x0 + x1), 0.5 * (y0 + y1)
             cx, cy = 0.5 * (box[0] + box[2]), 0.5 * (box[1] + box[3])
-            hint = " Hint: use the centre ((xmin + xmax) / 2, (ymin + ymax) / 2), not a corner."
-            if cx == mx or cy == my:
-                hint = " Hint: a centre exactly on a midline belongs to the right / top child (use >=)."
-            elif x1 - x0 != y1 - y0 and got == _child_of_centre((x0, y0, x1, y0 + (x1 - x0)), box):
-                hint = " Hint: the node is not square: the horizontal midline is at half the *height*."
-            elif got == _child_of_centre(rect, (box[0], box[1], box[0], box[1])):
-                hint = " Hint: you picked the child of the lower-left corner; the loose tree uses the centre."
-            elif (np.floor(mx) != mx and np.floor(mx) <= cx < mx) or (np.floor(my) != my and np.floor(my) <= cy < my):
-                hint = " Hint: the midline here is not a whole number; compute it with /, not //."
+            hint = mistakes.hint(got, want, _centre_mistakes(rect, box, want))
             raise CheckFailed(f"{what} returned {got}, expected {want} (0 TL, 1 TR, 2 BL, 3 BR; centre "
-                              f"({num(cx)}, {num(cy)}), midlines x = {num(mx)}, y = {num(my)}).{hint}")
+                              f"({num(cx)}, {num(cy)}), midlines x = {num(mx)}, y = {num(my)}).{' ' + hint if hint else ''}")
     print(f"child_of_centre passed all {len(cases)} cases: centres on, beside and far from the midlines of "
           "irregular nodes.")
 
@@ -118,23 +155,25 @@ def check_child_of_centre(fn) -> None:
 # Lesson 06, core exercise: outward float32 rounding, plugged into a LooseQuadtree
 # --------------------------------------------------------------------------
 def _as_f32(v, what) -> float:
-    """``v`` as a float whose value is a float32 (np.float32, or a float that float32 holds exactly)."""
+    """``v`` as a float, if it is a ``np.float32`` (the exercise asks for float32 values, not floats)."""
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (float, np.floating)):
-        raise CheckFailed(f"{what} must be a float32 value, got {v!r} ({type(v).__name__})")
+        raise CheckFailed(f"{what} must be a float32 value (np.float32), got {v!r} ({type(v).__name__})")
     f = float(v)
     if f != f:
         raise CheckFailed(f"{what} is NaN")
-    with np.errstate(over="ignore"):
-        if float(np.float32(f)) != f:
-            raise CheckFailed(f"{what} is {f!r}, which is not a float32 value (float32 cannot hold it): "
-                              "round with np.float32 and return that")
+    if not isinstance(v, np.float32):
+        with np.errstate(over="ignore"):
+            held = float(np.float32(f)) == f
+        raise CheckFailed(f"{what} is {v!r} of type {type(v).__name__}, not a float32 value: return np.float32 "
+                          "values, the type a node stores"
+                          + ("" if held else " (float32 cannot even hold this number: round with np.float32)"))
     return f
 
 
 def _rounded(fn, box, what):
     """The learner's ``round_out(box)`` as four validated floats."""
     with np.errstate(over="ignore"):
-        got = run_student(fn, tuple(box))
+        got = run_student(fn, tuple(box), name="round_out", case=f"{what}: round_out({fmt(box)})")
     if not isinstance(got, (tuple, list, np.ndarray)) or len(got) != 4:
         raise CheckFailed(f"{what}: round_out must return four float32 values (xmin, ymin, xmax, ymax), got {got!r}")
     names = ("xmin", "ymin", "xmax", "ymax")
@@ -219,8 +258,9 @@ def _leaf_bounds(tree, rounded_by_slot):
 def check_round_out(fn) -> None:
     """Check ``fn(box) -> (xmin, ymin, xmax, ymax)`` in float32, rounded outwards: the bound of one box.
 
-    ``box`` is a tuple of four float64 coordinates. The answer is four float32
-    values: the largest float32 ``<=`` each minimum and the smallest float32 ``>=``
+    ``box`` is a tuple of four float64 coordinates. The answer is four ``np.float32``
+    values (Python floats, even of float32 values, fail: the exercise asks for
+    float32): the largest float32 ``<=`` each minimum and the smallest float32 ``>=``
     each maximum, so that the float32 box always contains the float64 box, and is
     the tightest such box.
 
@@ -350,6 +390,65 @@ def _queries(g, rng):
     return [(n, tuple(float(v) for v in q)) for n, q in qs]
 
 
+def _tight_range(g, q):
+    """``(c0, c1, r0, r1)``: the tight cells the query covers, clamped (a division or a product by 1 / size may
+    put a coordinate exactly on a border into either cell: both are allowed)."""
+    t = g.tight_cell_size
+
+    def cells(v, origin, n):
+        ks = {math.floor((v - origin) / t), math.floor((v - origin) * (1.0 / t))}
+        return [min(max(k, 0), n - 1) for k in ks]
+
+    ox, oy = float(g.world[0]), float(g.world[1])
+    return (min(cells(q[0], ox, g.tcols)), max(cells(q[2], ox, g.tcols)),
+            min(cells(q[1], oy, g.trows)), max(cells(q[3], oy, g.trows)))
+
+
+def _listed_slots(g, c0, c1, r0, r1) -> set[int]:
+    """The slots of every element of every loose cell listed in tight cells ``c0..c1 x r0..r1``: all the walk reaches."""
+    out = set()
+    for tr in range(r0, r1 + 1):
+        for tc in range(c0, c1 + 1):
+            node = int(g.thead[tr * g.tcols + tc])
+            while node != -1:
+                c = int(g.tcell[node])
+                node = int(g.tnxt[node])
+                s = int(g.lhead[c])
+                while s != -1:
+                    out.add(s)
+                    s = int(g.enext[s])
+    return out
+
+
+def _loose_cell_of(g, slot):
+    for c in range(len(g.lhead)):
+        s = int(g.lhead[c])
+        while s != -1:
+            if s == slot:
+                return c
+            s = int(g.enext[s])
+    return None
+
+
+def _refused(name):
+    def refused(*args, **kwargs):
+        raise CheckFailed(f"tight_query called g.{name}(): the exercise is the query itself, written on the grid's "
+                          "arrays (g.thead, g.tnxt, g.tcell, g.lrect, g.lhead, g.enext, g.elements.boxes), not a call "
+                          "of the structure's own methods.")
+    return refused
+
+
+def _watched(log):
+    """Prepare the learner's copy of the grid: its boxes record the rows read, its searching methods refuse."""
+    def prepare(g, q):
+        g.elements.boxes = RowReads(g.elements.boxes, log)
+        for name in ("query", "pairs", "items", "nearest"):
+            if hasattr(g, name):
+                setattr(g, name, _refused(name))
+        return g, q
+    return prepare
+
+
 def check_tight_query(fn) -> None:
     """Check ``fn(g, q) -> list of slots``: the elements of the LooseTightGrid ``g`` whose boxes meet the closed box ``q``.
 
@@ -364,11 +463,16 @@ def check_tight_query(fn) -> None:
     outside the world, rectangles grown by moves and not yet refit, and a giant;
     the queries lie on tight-cell borders, outside the grid, around it and on
     single points. Each answer is compared with brute force over the stored boxes.
+    The method is checked too: the grid handed to the function records which rows of
+    ``g.elements.boxes`` it reads, and only the boxes of elements listed in the tight
+    cells the query covers may be read (a search over every element fails, however
+    right its answer); the structure's own ``query``, ``pairs`` and ``items`` refuse.
 
     Raises
     ------
     CheckFailed
-        The first query whose answer differs, naming the grid, the query and a slot.
+        The first query whose answer differs, naming the grid, the query and a slot;
+        or the first query for which a box the walk does not reach was read.
     """
     rng = np.random.default_rng(707)
     scenes = _grid_scenes(707)
@@ -379,18 +483,25 @@ def check_tight_query(fn) -> None:
         before = {a: getattr(g, a).copy() for a in _GRID_ARRAYS}
         for qname, q in _queries(g, rng):
             what = f"{name}; {qname} {fmt(q)}"
-            got, (given, _) = run_in_place(fn, g, q)
+            log: list[int] = []
+            got, (given, _) = run_in_place(fn, g, q, name="tight_query", case=what, prepare=_watched(log))
             for a in _GRID_ARRAYS:
                 if not np.array_equal(getattr(given, a), before[a]):
                     raise CheckFailed(f"{what}: tight_query changed g.{a}; a query only reads the grid")
             try:
                 got = expect_ids(got, f"{what}: tight_query's result")
             except CheckFailed as e:
-                hint = (" Hint: a loose cell listed in several tight cells is met once in each; handle it only in "
-                        "its reference tight cell, or keep a set of the slots found.") if "more than once" in str(e) else ""
+                hint = ""
+                if "more than once" in str(e):
+                    c0, c1, r0, r1 = _tight_range(g, q)
+                    if (c1 > c0 or r1 > r0) and any((g.lreg[c, 2] > g.lreg[c, 0] or g.lreg[c, 3] > g.lreg[c, 1])
+                                                    for c in range(len(g.lhead)) if g.lhead[c] != -1):
+                        hint = (" Hint: a loose cell listed in several tight cells is met once in each; handle it only "
+                                "in its reference tight cell, or keep a set of the slots found.")
                 raise CheckFailed(f"{e}.{hint}") from None
             want = sorted(int(s) for s in slots if _meets(boxes[s], q))
             if got == want:
+                _check_reads(what, g, q, set(log), slots)
                 count += 1
                 continue
             if want and sorted(int(g.elements.ids[s]) for s in want) == got:
@@ -400,27 +511,75 @@ def check_tight_query(fn) -> None:
             if bad:
                 raise CheckFailed(f"{what}: tight_query returned slot {bad[0]}, which holds no element")
             extra = sorted(set(got) - set(want))
+            c0, c1, r0, r1 = _tight_range(g, q)
             if extra:
                 s = extra[0]
+                listed = _listed_slots(g, c0, c1, r0, r1)
+                meeting = {v for v in listed if _meets(g.lrect[_loose_cell_of(g, v)].astype(np.float64), q)}
+                hint = (" Hint: your answer is every element of the loose cells listed in the tight cells the query "
+                        "covers: being listed there only makes an element a candidate; test each element's box."
+                        ) if set(got) in (listed, meeting) else ""
                 raise CheckFailed(f"{what}: tight_query returned slot {s} (box {fmt(boxes[s])}), which does not meet "
-                                  "the query. Hint: a loose cell's rectangle meeting the query only makes its elements "
-                                  "candidates; test each element's box.")
+                                  f"the query.{hint}")
             s = sorted(set(want) - set(got))[0]
             b = boxes[s]
             t = g.tight_cell_size
-            gx1, gy1 = g.world[0] + g.tcols * t, g.world[1] + g.trows * t
-            inner = (max(q[0], g.world[0]), max(q[1], g.world[1]), min(q[2], gx1), min(q[3], gy1))
-            outside = q[0] < g.world[0] or q[1] < g.world[1] or q[2] > gx1 or q[3] > gy1
-            if outside and _meets(b, inner) and inner[0] <= inner[2] and inner[1] <= inner[3]:
-                outside = s in run_student(fn, g, inner)  # found when the query stays inside: the clamp is missing
-            if outside:
-                hint = (" Hint: the query reaches outside the grid; clamp its tight range to columns 0 .. "
-                        f"{g.tcols - 1} and rows 0 .. {g.trows - 1} (far boxes' loose cells are listed in border cells).")
-            elif b[0] == q[2] or b[2] == q[0] or b[1] == q[3] or b[3] == q[1]:
-                hint = " Hint: boxes are closed: one that only touches the query counts."
-            else:
-                hint = (f" Hint: read every tight cell the query covers (tight cells are {num(t)} wide, from the origin "
-                        f"({num(g.world[0])}, {num(g.world[1])})), and every loose cell listed there.")
-            raise CheckFailed(f"{what}: tight_query missed slot {s} (box {fmt(b)}), which meets the query.{hint}")
+            c = _loose_cell_of(g, s)
+            lr = [int(v) for v in g.lreg[c].tolist()]
+            msg = (f"{what}: tight_query missed slot {s} (box {fmt(b)}), which meets the query. It is an element of "
+                   f"loose cell {c} (rectangle {fmt(g.lrect[c].astype(np.float64))}), listed in tight columns "
+                   f"{lr[0]}..{lr[2]}, rows {lr[1]}..{lr[3]}; the query covers tight columns {c0}..{c1}, rows "
+                   f"{r0}..{r1} (tight cells are {num(t)} wide, from the origin ({num(g.world[0])}, "
+                   f"{num(g.world[1])}), clamped to the {g.tcols} x {g.trows} tight grid).")
+            if s in log:  # its box was read and rejected
+                if b[0] == q[2] or b[2] == q[0] or b[1] == q[3] or b[3] == q[1]:
+                    e = 1e-9 * max(t, 1.0)
+                    grown = (q[0] - e, q[1] - e, q[2] + e, q[3] + e)
+                    found = run_student(fn, g, grown, name="tight_query", case=f"{name}; the same query grown by {e:g}")
+                    if s in expect_ids(found, f"{what}: tight_query's result for the query grown by {e:g}"):
+                        msg += (" Your function read its box and left it out; grown by a hair, the query finds it. "
+                                "Hint: boxes are closed: one that only touches the query counts.")
+                raise CheckFailed(msg)
+            # its box was never read: the walk did not reach it
+            shared = [(tc, tr) for tr in range(max(lr[1], r0), min(lr[3], r1) + 1)
+                      for tc in range(max(lr[0], c0), min(lr[2], c1) + 1)]
+            if shared:
+                tc, tr = shared[0]
+                raw = [math.floor((q[k] - g.world[k % 2]) / t) for k in range(4)]
+                msg += f" Your function never read its box, though tight cell ({tc}, {tr}) lists its loose cell."
+                if (raw[0], raw[2]) != (c0, c1) and not (raw[0] <= tc <= raw[2]) or \
+                        (raw[1], raw[3]) != (r0, r1) and not (raw[1] <= tr <= raw[3]):
+                    msg += (f" Hint: the query reaches outside the grid (unclamped, its corners fall in tight columns "
+                            f"{raw[0]}..{raw[2]}, rows {raw[1]}..{raw[3]}); clamp its tight range to columns 0 .. "
+                            f"{g.tcols - 1} and rows 0 .. {g.trows - 1}: far boxes' loose cells are listed in the "
+                            "border cells.")
+                else:
+                    msg += " Hint: read every tight cell the query covers, and every loose cell listed there."
+            raise CheckFailed(msg)
     print(f"tight_query passed {count} queries on {len(scenes)} grids (irregular worlds, stale rectangles, a giant, "
-          "queries on tight borders and outside the grid): each answer equal to brute force, each slot once.")
+          "queries on tight borders and outside the grid): each answer equal to brute force, each slot once, and "
+          "only the boxes the walk reaches read.")
+
+
+def _check_reads(what, g, q, read, slots) -> None:
+    """Fail if the learner read a box the walk of the tight cells the query covers does not reach."""
+    c0, c1, r0, r1 = _tight_range(g, q)
+    allowed = _listed_slots(g, c0, c1, r0, r1)
+    stray = sorted(read - allowed)
+    if not stray:
+        return
+    s = stray[0]
+    cover = (f"the query covers tight columns {c0}..{c1} and rows {r0}..{r1} (its corners' cells, clamped to the "
+             f"{g.tcols} x {g.trows} tight grid)")
+    if s not in set(slots.tolist()):
+        why = f"slot {s} holds no element (its row is a freed slot's old box)"
+    else:
+        c = _loose_cell_of(g, s)
+        lr = g.lreg[c].tolist()
+        why = (f"slot {s} is an element of loose cell {c}, which is listed only in tight columns {lr[0]}..{lr[2]}, "
+               f"rows {lr[1]}..{lr[3]}")
+    raise CheckFailed(f"{what}: tight_query returned the right slots, but it read the boxes of {len(read)} slots "
+                      f"(rows of g.elements.boxes) where the walk reaches {len(allowed)}: it read row {s}, and {why}, "
+                      f"while {cover}. The exercise "
+                      "is the query through the tight grid: read only the boxes of the elements listed in the tight "
+                      "cells the query covers, not every element's.")

@@ -25,6 +25,7 @@ from .common import (
     expect_int,
     expect_number,
     expect_pairs,
+    Mistakes,
     fmt,
     num,
     random_world,
@@ -35,19 +36,26 @@ __all__ = ["check_children_touched", "check_split", "check_leaf_pairs", "check_n
            "check_cleanup_pass"]
 
 
-def run_in_place(fn, *args, name: str | None = None, may_change=()):
+def run_in_place(fn, *args, name: str | None = None, may_change=(), case: str | None = None, prepare=None,
+                 may_return_none: bool = False):
     """:func:`run_student` for functions that update an argument in place: ``(result, the arguments as changed)``.
 
     ``run_student`` hands the learner deep copies; this returns those copies after the
     call, so a check can inspect the state the learner's function left behind.
+    ``prepare(*copies)``, when given, returns the arguments actually passed (instrumented
+    copies: it is how a check watches what the function reads); ``case`` names the input
+    in every failure.
     """
     seen = []
 
     def capture(*given):
+        if prepare is not None:
+            given = tuple(prepare(*given))
         seen.append(given)
         return fn(*given)
 
-    result = run_student(capture, *args, name=name or getattr(fn, "__name__", None), may_change=may_change)
+    result = run_student(capture, *args, name=name or getattr(fn, "__name__", None), may_change=may_change,
+                         case=case, track=fn, may_return_none=may_return_none)
     return result, seen[0]
 
 
@@ -79,6 +87,7 @@ _CHILD_CASES = [
     ("a box outside the node", (0, 0, 100, 100), (150, 150, 160, 160)),
     ("a box touching the node's right side from outside", (0, 0, 100, 100), (100, 10, 120, 20)),
     ("a box covering the whole node", (0, 0, 100, 100), (-10, -10, 110, 110)),
+    ("an 800 x 600 node, a box above y = 300 reaching across y = 400", (0, 0, 800, 600), (100, 350, 500, 420)),
     ("an 800 x 600 node, a box in the bottom-left quadrant near y = 300", (0, 0, 800, 600), (100, 280, 120, 290)),
     ("an 800 x 600 node, a box in the top-left quadrant just above y = 300", (0, 0, 800, 600), (100, 310, 120, 330)),
     ("a node away from the origin", (-500, 200, -300, 300), (-420, 260, -380, 270)),
@@ -123,13 +132,52 @@ def _child_cases(seed: int):
     return cases
 
 
+#: Child numbers (0 TL, 1 TR, 2 BL, 3 BR) mirrored top to bottom, and with TR and BL exchanged.
+_Y_FLIPPED = {0: 2, 1: 3, 2: 0, 3: 1}
+_TR_BL_SWAPPED = {0: 0, 1: 2, 2: 1, 3: 3}
+
+
+def _children_mistakes(rect, box, expected):
+    """``(hint, answer)`` of the usual wrong ``children_touched`` on this input (answers sorted)."""
+    x0, y0, x1, y1 = rect
+    mx, my = _midlines(rect)
+    fx, fy = (x0 + x1) // 2, (y0 + y1) // 2
+
+    def quads_touched(quads, test=_touch):
+        return [k for k, q in enumerate(quads) if test(q, box)]
+
+    def open_sides(q, b):  # closed on the node's sides, open on the midlines
+        return (_touch(rect, b) and (b[0] < mx if q[2] == mx else b[2] > mx) and (b[1] < my if q[3] == my else b[3] > my))
+
+    def midlines_only(k):  # the side of each midline, the node's own sides never tested
+        left, top = k in (0, 2), k in (0, 1)
+        return (box[0] <= mx if left else box[2] >= mx) and (box[3] >= my if top else box[1] <= my)
+
+    floor_quads = [(x0, fy, fx, y1), (fx, fy, x1, y1), (x0, y0, fx, fy), (fx, y0, x1, fy)]
+    return [
+        ("Hint: the node is not square; the horizontal midline is at half the *height*.",
+         quads_touched(child_rects((x0, y0, x1, y0 + (x1 - x0))))),
+        ("Hint: children are 0 TL, 1 TR, 2 BL, 3 BR, with y upwards (top = larger y).",
+         sorted(_Y_FLIPPED[k] for k in expected)),
+        ("Hint: children are 0 TL, 1 TR, 2 BL, 3 BR: 1 is top-right, 2 bottom-left.",
+         sorted(_TR_BL_SWAPPED[k] for k in expected)),
+        ("Hint: quadrants are closed, so a box that only touches a midline goes into both sides.",
+         quads_touched(child_rects(rect), open_sides)),
+        ("Hint: a box that misses the node touches none of its children.",
+         [k for k in range(4) if midlines_only(k)]),
+        ("Hint: the midline here is not a whole number; compute it with /, not //.", quads_touched(floor_quads)),
+    ]
+
+
+
 def check_children_touched(fn) -> None:
     """Check ``fn(rect, box) -> list of child indices`` whose closed quadrant the closed ``box`` touches.
 
     Children are numbered 0 top-left, 1 top-right, 2 bottom-left, 3 bottom-right,
     with y growing upwards (as in the figures). Quadrants and boxes are closed:
     a box touching the midline goes into the children on both sides. The order
-    of the returned indices does not matter; each index appears once.
+    of the returned indices does not matter; each index appears once; the answer
+    is a list of Python ints (a NumPy array fails: the exercise asks for a list).
 
     Raises
     ------
@@ -137,33 +185,21 @@ def check_children_touched(fn) -> None:
         On the first wrong answer, naming the node, the box and the expected children.
     """
     cases = _child_cases(404)
+    mistakes = Mistakes()
     for name, rect, box in cases:
         expected = [k for k, q in enumerate(child_rects(rect)) if _touch(q, box)]
-        got = run_student(fn, rect, box)
         what = f"{name}: children_touched({fmt(rect)}, {fmt(box)})"
+        got = run_student(fn, rect, box, name="children_touched", case=what)
         if isinstance(got, (int, np.integer)):
             raise CheckFailed(f"{what} returned {got!r}: return a list of child indices (a box can go into several)")
-        got_ids = expect_ids(got, f"{what}'s result")
+        got_ids = expect_ids(got, f"{what}'s result", exact=True)
         if any(not 0 <= k <= 3 for k in got_ids):
-            raise CheckFailed(f"{what} returned {got_ids}: child indices run from 0 to 3")
-        if got_ids != expected:
-            mx, my = _midlines(rect)
-            x0, y0, x1, y1 = rect
-            flipped = sorted({0: 2, 1: 3, 2: 0, 3: 1}[k] for k in expected)
-            by_width = [k for k, q in enumerate(child_rects((x0, y0, x1, y0 + (x1 - x0)))) if _touch(q, box)]
-            hint = ""
-            if x1 - x0 != y1 - y0 and got_ids == by_width:
-                hint = " Hint: the node is not square; the horizontal midline is at half the *height*."
-            elif expected and got_ids == flipped:
-                hint = " Hint: children are 0 TL, 1 TR, 2 BL, 3 BR, with y upwards (top = larger y)."
-            elif box[0] == mx or box[2] == mx or box[1] == my or box[3] == my:
-                hint = " Hint: quadrants are closed, so a box that only touches a midline goes into both sides."
-            elif not _touch(rect, box):
-                hint = " Hint: a box that misses the node touches none of its children."
-            elif any(np.floor(m) != m and np.floor(m) <= v <= m
-                     for v, m in ((box[0], mx), (box[2], mx), (box[1], my), (box[3], my))):
-                hint = " Hint: the midline here is not a whole number; compute it with /, not //."
-            raise CheckFailed(f"{what} returned {got_ids}, expected {expected} ({_names(rect)}).{hint}")
+            raise CheckFailed(f"{what} returned {got_ids}, expected {expected}: child indices run from 0 to 3")
+        if got_ids == expected:
+            mistakes.passed(got_ids, _children_mistakes(rect, box, expected))
+        else:
+            hint = mistakes.hint(got_ids, expected, _children_mistakes(rect, box, expected))
+            raise CheckFailed(f"{what} returned {got_ids}, expected {expected} ({_names(rect)}).{' ' + hint if hint else ''}")
     print(f"children_touched passed all {len(cases)} cases: irregular and non-square nodes, boxes on midlines, "
           "outside the node and of zero area.")
 
@@ -228,8 +264,9 @@ def _validate_tree(root, world, routed, slots, capacity, max_depth, what):
     if tuple(root.rect) != tuple(world) or root.depth != 0:
         raise CheckFailed(f"{what}: the root came back with rect {fmt(root.rect)} and depth {root.depth}; "
                           f"it must keep its rect {fmt(world)} and depth 0")
-    leaves = []
+    leaves, parent_of = [], {}
     for n, parent in _walk(root):
+        parent_of[id(n)] = parent
         if not isinstance(n, Node):
             raise CheckFailed(f"{what}: a child is {n!r}, not a Node; make children with Node(rect, depth)")
         if parent is not None:
@@ -275,9 +312,13 @@ def _validate_tree(root, world, routed, slots, capacity, max_depth, what):
         if missing:
             leaf = missing[0]
             b = routed[s]
+            parent = parent_of.get(id(leaf))
+            in_sibling = parent is not None and any(id(m) in where[s] for m, _ in _walk(parent) if m is not leaf)
             edge = b[0] == leaf.rect[2] or b[2] == leaf.rect[0] or b[1] == leaf.rect[3] or b[3] == leaf.rect[1]
-            hint = (" Hint: quadrants are closed: a box that only touches a child's side belongs to that child too."
-                    if edge else " Hint: a box goes into every child it touches, not only the first one.")
+            hint = ""
+            if in_sibling:  # the box went into another child of the same node, not into this one
+                hint = (" Hint: quadrants are closed: a box that only touches a child's side belongs to that child too."
+                        if edge else " Hint: a box goes into every child it touches, not only the first one.")
             raise CheckFailed(f"{what}: slot {s} (box {fmt(b)}) touches leaf {fmt(leaf.rect)} but is not in it.{hint}")
         if extra:
             leaf = next(n for n in leaves if id(n) in extra)
@@ -304,7 +345,7 @@ def _compare_with_brute_force(tree, boxes, what):
                           f"(first difference: {bad[0]})")
 
 
-def _insert_with(split, tree, slot, routed, capacity, max_depth):
+def _insert_with(split, tree, slot, routed, capacity, max_depth, what):
     """Insert ``slot`` into ``tree`` as the naive tree does, calling the learner's ``split`` on a full leaf."""
     stack = [(tree.root, None, -1)]
     while stack:
@@ -314,20 +355,25 @@ def _insert_with(split, tree, slot, routed, capacity, max_depth):
             continue
         node.elements.append(slot)
         if len(node.elements) > capacity and node.depth < max_depth:
-            new = _call_split(split, node, routed, capacity, max_depth)
+            new = _call_split(split, node, routed, capacity, max_depth, what)
             if parent is None:
                 tree.root = new
             else:
                 parent.children[k] = new
 
 
-def _call_split(split, node, routed, capacity, max_depth):
+def _call_split(split, node, routed, capacity, max_depth, what):
+    case = (f"{what}: split of the leaf {fmt(node.rect)} at depth {node.depth} holding slots {list(node.elements)}, "
+            f"capacity = {capacity}, max_depth = {max_depth}")
     try:
-        result, (given, *_) = run_in_place(split, node, routed, capacity, max_depth, may_change=(0,))
+        result, (given, *_) = run_in_place(split, node, routed, capacity, max_depth, may_change=(0,), case=case,
+                                           name="split")
     except CheckFailed as e:
-        if isinstance(e.__cause__, RecursionError):
-            raise CheckFailed(f"{e} Hint: copies of one point never separate; a leaf at max_depth must not "
-                              "be split.") from None
+        held = routed[list(node.elements)] if len(node.elements) else np.empty((0, 4))
+        _, copies = np.unique(held, axis=0, return_counts=True) if len(held) else (None, np.zeros(1, int))
+        if isinstance(e.__cause__, RecursionError) and copies.max() > capacity:
+            raise CheckFailed(f"{e}. Hint: this leaf holds {int(copies.max())} copies of one box, more than capacity; "
+                              "copies never separate, however deep the split goes.") from None
         raise
     return result
 
@@ -364,11 +410,11 @@ def check_split(split) -> None:
             tree.capacity = capacity
             if mode == "split of a full root":
                 if n > capacity and max_depth > 0:
-                    tree.root = _call_split(split, tree.root, routed, capacity, max_depth)
+                    tree.root = _call_split(split, tree.root, routed, capacity, max_depth, what)
             else:
                 tree.root = Node(world, 0)
                 for s in rng.permutation(slots).tolist():
-                    _insert_with(split, tree, int(s), routed, capacity, max_depth)
+                    _insert_with(split, tree, int(s), routed, capacity, max_depth, what)
             _validate_tree(tree.root, world, routed, slots, capacity, max_depth, what)
             _compare_with_brute_force(tree, boxes, what)
             for q in boxes[:5]:
@@ -385,19 +431,8 @@ def check_split(split) -> None:
 # --------------------------------------------------------------------------
 # Lesson 04: pairs from the leaves, each once
 # --------------------------------------------------------------------------
-def check_leaf_pairs(fn) -> None:
-    """Check ``fn(leaves, boxes) -> list of (i, j)``: the intersecting pairs that share a leaf, each once.
-
-    ``leaves`` is a list of lists of box indices (a box spanning several leaves
-    appears in each; the lists are in no particular order); ``boxes`` is a list of
-    ``(xmin, ymin, xmax, ymax)``. Each pair ``(i, j)`` with ``i < j`` must appear
-    once, and only if the boxes intersect (closed: touching counts).
-
-    Raises
-    ------
-    CheckFailed
-        On the first scene where the answer differs.
-    """
+def _leaf_pair_scenes():
+    """``(name, leaves, boxes)``: named traps, the leaves of NaiveQuadtrees, and leaves that are not a whole tree."""
     rng = np.random.default_rng(11)
     scenes = [
         ("one leaf, two touching boxes listed in reverse", [[1, 0]], [(0.0, 0.0, 1.0, 1.0), (1.0, 0.0, 2.0, 1.0)]),
@@ -407,6 +442,12 @@ def check_leaf_pairs(fn) -> None:
          [(40.0, 40.0, 60.0, 60.0), (45.0, 55.0, 48.0, 70.0), (55.0, 45.0, 70.0, 48.0)]),
         ("empty leaves", [[], [0], []], [(0.0, 0.0, 1.0, 1.0)]),
         ("no leaves at all", [], []),
+        # Boxes that intersect without sharing a leaf: only what the leaves list is a candidate.
+        ("two overlapping boxes, each in a leaf of its own", [[0], [1]], [(0.0, 0.0, 4.0, 4.0), (2.0, 2.0, 6.0, 6.0)]),
+        ("three overlapping boxes, only boxes 1 and 2 share a leaf", [[2, 1], [0]],
+         [(0.0, 0.0, 10.0, 10.0), (1.0, 1.0, 3.0, 3.0), (2.0, 2.0, 5.0, 5.0)]),
+        ("boxes listed in no leaf at all (only leaf [3, 1])", [[3, 1]],
+         [(0.0, 0.0, 9.0, 9.0), (1.0, 1.0, 2.0, 2.0), (0.5, 0.5, 8.0, 8.0), (1.5, 1.5, 1.5, 1.5)]),
     ]
     for name, boxes in adversarial_boxes(12, world=random_world(rng)):
         if len(boxes) < 2:
@@ -414,40 +455,78 @@ def check_leaf_pairs(fn) -> None:
         qt = NaiveQuadtree.from_boxes(boxes, world=random_world(rng), capacity=int(rng.integers(1, 4)), max_depth=5)
         leaves = [rng.permutation(n.elements).tolist() for n in qt.nodes() if n.is_leaf]
         scenes.append((f"{name}, leaves of a NaiveQuadtree", leaves, [tuple(b) for b in boxes.tolist()]))
+        if len(leaves) >= 4 and name.startswith("random"):
+            # The leaves of one part of the tree only: boxes of the other leaves may intersect, share no leaf here.
+            part = [leaves[k] for k in sorted(rng.choice(len(leaves), len(leaves) // 2, replace=False).tolist())]
+            scenes.append((f"{name}, half of the leaves of a NaiveQuadtree", part, [tuple(b) for b in boxes.tolist()]))
+    return scenes
+
+
+def check_leaf_pairs(fn) -> None:
+    """Check ``fn(leaves, boxes) -> list of (i, j)``: the intersecting pairs that share a leaf, each once.
+
+    ``leaves`` is a list of lists of box indices (a box spanning several leaves
+    appears in each; the lists are in no particular order); ``boxes`` is a list of
+    ``(xmin, ymin, xmax, ymax)``. Each pair ``(i, j)`` with ``i < j`` must appear
+    once, as a tuple of ints, and only if the boxes share a leaf and intersect
+    (closed: touching counts). Scenes include boxes that intersect without sharing
+    a leaf (half the leaves of a tree, boxes in no leaf), so a search over all the
+    boxes does not pass.
+
+    Raises
+    ------
+    CheckFailed
+        On the first scene where the answer differs.
+    """
+    scenes = _leaf_pair_scenes()
     for name, leaves, boxes in scenes:
         n = len(boxes)
-        exp = set()
+        shared = set()
         for leaf in leaves:
             for a in range(len(leaf)):
                 for b in range(a + 1, len(leaf)):
-                    i, j = sorted((leaf[a], leaf[b]))
-                    if _touch(boxes[i], boxes[j]):
-                        exp.add((i, j))
-        raw = run_student(fn, [list(l) for l in leaves], [tuple(b) for b in boxes])
+                    shared.add(tuple(sorted((leaf[a], leaf[b]))))
+        exp = {p for p in shared if _touch(boxes[p[0]], boxes[p[1]])}
+        case = f"{name} (leaves {leaves}, boxes {[fmt(b) for b in boxes]})" if n <= 8 else name
+        raw = run_student(fn, [list(l) for l in leaves], [tuple(b) for b in boxes], name="leaf_pairs", case=case)
         try:
-            got = expect_pairs(raw, f"{name}: leaf_pairs' result", n=n)
+            got = expect_pairs(raw, f"{name}: leaf_pairs' result", n=n, exact=True)
         except CheckFailed as e:
-            if "twice" in str(e):
-                raise CheckFailed(f"{e}. Hint: two boxes spanning the same leaves meet in each of them; keep a set, "
-                                  "or report a pair from one leaf only.") from None
-            if "smaller index first" in str(e):
-                raise CheckFailed(f"{e} (the leaf lists are not sorted).") from None
+            msg = str(e)
+            twice = [tuple(sorted(r)) for r in (raw if isinstance(raw, (list, tuple, set)) else [])
+                     if isinstance(r, (tuple, list)) and len(r) == 2]
+            dup = next((p for p in twice if twice.count(p) > 1), None)
+            if "twice" in msg and dup is not None and sum(dup[0] in l and dup[1] in l for l in leaves) > 1:
+                raise CheckFailed(f"{msg}. Hint: boxes {dup[0]} and {dup[1]} share {sum(dup[0] in l and dup[1] in l for l in leaves)} "
+                                  "leaves and meet in each of them; keep a set, or report a pair from one leaf only.") from None
+            if "smaller index first" in msg:
+                raise CheckFailed(f"{msg} (the leaf lists are not sorted).") from None
             raise
         if got != exp:
             extra, missing = sorted(got - exp), sorted(exp - got)
             msg = f"{name}: expected {len(exp)} pairs, got {len(got)}."
             if extra:
                 i, j = extra[0]
-                shared = any(i in l and j in l for l in leaves)
-                msg += (f" Extra {extra[0]}: boxes {fmt(boxes[i])} and {fmt(boxes[j])} "
-                        f"{'share a leaf but ' if shared else 'share no leaf and '}do not intersect."
-                        + (" Hint: sharing a leaf only makes them candidates; test the boxes." if shared else ""))
+                if (i, j) in shared:
+                    msg += f" Extra {extra[0]}: boxes {fmt(boxes[i])} and {fmt(boxes[j])} share a leaf but do not intersect."
+                    if got == shared:
+                        msg += " Hint: sharing a leaf only makes them candidates; test the boxes."
+                elif _touch(boxes[i], boxes[j]):
+                    msg += (f" Extra {extra[0]}: boxes {fmt(boxes[i])} and {fmt(boxes[j])} intersect but share no leaf "
+                            f"(the leaves are {leaves if len(leaves) <= 8 else 'those given'}): only pairs found together in a "
+                            "leaf count.")
+                else:
+                    msg += f" Extra {extra[0]}: boxes {fmt(boxes[i])} and {fmt(boxes[j])} share no leaf and do not intersect."
             if missing:
                 i, j = missing[0]
-                msg += (f" Missing {missing[0]}: boxes {fmt(boxes[i])} and {fmt(boxes[j])} share a leaf and "
-                        "intersect (closed boxes: touching counts).")
+                touching = {p for p in exp if not (boxes[p[0]][0] < boxes[p[1]][2] and boxes[p[1]][0] < boxes[p[0]][2]
+                                                   and boxes[p[0]][1] < boxes[p[1]][3] and boxes[p[1]][1] < boxes[p[0]][3])}
+                msg += f" Missing {missing[0]}: boxes {fmt(boxes[i])} and {fmt(boxes[j])} share a leaf and intersect."
+                if set(missing) <= touching and not (got & touching):
+                    msg += " Hint: they only touch, and touching counts (closed boxes)."
             raise CheckFailed(msg)
-    print(f"leaf_pairs passed all {len(scenes)} scenes (unsorted leaves, duplicates, touching boxes), each pair once.")
+    print(f"leaf_pairs passed all {len(scenes)} scenes (unsorted leaves, duplicates, touching boxes, boxes that "
+          "intersect in no common leaf), each pair once.")
 
 
 # --------------------------------------------------------------------------
@@ -458,6 +537,34 @@ def _node_rect_reference(root, path):
     for k in path:
         r = child_rects(r)[k]
     return r
+
+
+def _node_rect_mistakes(root, path):
+    """``(hint, rectangle)`` that the usual wrong ``node_rect`` returns for this root and path."""
+    def walk(steps, *, half_height_from_width=False, y_down=False, floor=False):
+        x0, y0, x1, y1 = root
+        for k in steps:
+            if floor:
+                mx, my = (x0 + x1) // 2, (y0 + y1) // 2
+            else:
+                mx = (x0 + x1) / 2
+                my = y0 + (x1 - x0) / 2 if half_height_from_width else (y0 + y1) / 2
+            top = k in (0, 1)
+            x0, x1 = (x0, mx) if k in (0, 2) else (mx, x1)
+            if half_height_from_width:
+                y0, y1 = (my, my + (my - y0)) if top else (y0, my)
+            else:
+                y0, y1 = (my, y1) if top != y_down else (y0, my)
+        return (x0, y0, x1, y1)
+
+    return [
+        ("Hint: the node is not square: halve the *height* for y, not the width.", walk(path, half_height_from_width=True)),
+        ("Hint: y grows upwards: the top children (0, 1) have the larger y.", walk(path, y_down=True)),
+        ("Hint: path[0] is the root's child, path[-1] the last step.", walk(path[::-1])),
+        ("Hint: children are 0 TL, 1 TR, 2 BL, 3 BR: 1 is top-right, 2 bottom-left.",
+         walk([_TR_BL_SWAPPED[k] for k in path])),
+        ("Hint: the midlines here are not whole numbers; compute them with /, not //.", walk(path, floor=True)),
+    ]
 
 
 def check_node_rect(fn) -> None:
@@ -475,6 +582,7 @@ def check_node_rect(fn) -> None:
         ("the root itself", (0, 0, 800, 600), []),
         ("top-left child of an 800 x 600 root", (0, 0, 800, 600), [0]),
         ("bottom-right child of an 800 x 600 root", (0, 0, 800, 600), [3]),
+        ("three levels down, 800 x 600", (0, 0, 800, 600), [3, 0, 1]),
         ("two levels down, 800 x 600", (0, 0, 800, 600), [2, 1]),
         ("the same two children in the other order", (0, 0, 800, 600), [1, 2]),
         ("a root away from the origin", (-500, -500, 500, 500), [1, 2, 0]),
@@ -484,23 +592,21 @@ def check_node_rect(fn) -> None:
     rng = np.random.default_rng(505)
     for k in range(100):
         cases.append((f"random case {k}", random_world(rng), rng.integers(0, 4, rng.integers(0, 9)).tolist()))
+    mistakes = Mistakes(same=lambda a, b: np.allclose(a, b, rtol=1e-12, atol=1e-12))
     for name, root, path in cases:
         root = tuple(float(v) for v in root)
         expected = _node_rect_reference(root, path)
-        got = run_student(fn, root, list(path))
+        call = f"node_rect({fmt(root)}, {path})"
+        got = run_student(fn, root, list(path), name="node_rect", case=f"{name}: {call}")
         if not isinstance(got, (tuple, list, np.ndarray)) or len(got) != 4:
-            raise CheckFailed(f"{name}: node_rect must return four numbers (xmin, ymin, xmax, ymax), got {got!r}")
-        g = [expect_number(v, f"{name}: a coordinate returned by node_rect") for v in got]
+            raise CheckFailed(f"{name}: {call} must return four numbers (xmin, ymin, xmax, ymax), got {got!r}")
+        g = [expect_number(v, f"{name}: a coordinate returned by {call}") for v in got]
         tol = 1e-12 * max(root[2] - root[0], root[3] - root[1], 1.0)
-        if not np.allclose(g, expected, rtol=0, atol=tol):
-            hint = ""
-            if np.allclose(g[0::2], expected[0::2], atol=tol) and not np.allclose(g[1::2], expected[1::2], atol=tol):
-                hint = (" The x extent is right but y is not. Hint: halve the *height* for y, and remember "
-                        "that y grows upwards: the top children (0, 1) have the larger y.")
-            elif len(path) > 1 and np.allclose(g, _node_rect_reference(root, path[::-1]), atol=tol):
-                hint = " Hint: path[0] is the root's child, path[-1] the last step."
-            raise CheckFailed(f"{name}: node_rect({fmt(root)}, {path}) returned {fmt(g)}, "
-                              f"expected {fmt(expected)}.{hint}")
+        if np.allclose(g, expected, rtol=0, atol=tol):
+            mistakes.passed(g, _node_rect_mistakes(root, path))
+        else:
+            hint = mistakes.hint(g, expected, _node_rect_mistakes(root, path))
+            raise CheckFailed(f"{name}: {call} returned {fmt(g)}, expected {fmt(expected)}.{' ' + hint if hint else ''}")
     print(f"node_rect passed all {len(cases)} cases, non-square and odd-sized roots included.")
 
 
@@ -557,11 +663,11 @@ def check_free_list(insert, erase) -> None:
         if op == "insert":
             want = head if head != -1 else len(data)
             want_head = data[head] if head != -1 else -1
-            got, (new_data, *_) = run_in_place(insert, data, head, arg, may_change=(0,))
+            got, (new_data, *_) = run_in_place(insert, data, head, arg, may_change=(0,), case=what)
             if not isinstance(got, (tuple, list)) or len(got) != 2:
                 raise CheckFailed(f"{what}: insert must return (index, head), got {got!r}")
-            idx = expect_int(got[0], f"{what}: the index insert returned")
-            new_head = expect_int(got[1], f"{what}: the head insert returned")
+            idx = expect_int(got[0], f"{what}: the index insert returned", exact=True)
+            new_head = expect_int(got[1], f"{what}: the head insert returned", exact=True)
             if idx in values:
                 raise CheckFailed(f"{what}: insert returned index {idx}, which holds the live value {values[idx]}. "
                                   "Hint: after taking the first hole, head must move on to the next hole (stored "
@@ -579,8 +685,8 @@ def check_free_list(insert, erase) -> None:
                                   f"{expect_len} slots in all")
             values[idx] = arg
         else:
-            got, (new_data, *_) = run_in_place(erase, data, head, arg, may_change=(0,))
-            new_head = expect_int(got, f"{what}: the head erase returned")
+            got, (new_data, *_) = run_in_place(erase, data, head, arg, may_change=(0,), case=what)
+            new_head = expect_int(got, f"{what}: the head erase returned", exact=True)
             if len(new_data) != len(data):
                 raise CheckFailed(f"{what}: erase changed the length of data from {len(data)} to {len(new_data)}; "
                                   "indices of live values must never change (mark the slot, do not delete it)")
@@ -684,7 +790,47 @@ def _cleanup_scenes(seed: int):
                 q.remove(i)
             keep = np.setdiff1d(ids, gone) if pattern != "cleaned once, then remove the rest" else ids[:0]
             scenes.append((f"{name}: {len(ids)} boxes, {pattern}", q, keep, placed[np.isin(ids, keep)], world))
+    for k, flip in enumerate(((False, False), (True, False), (False, True), (True, True))):
+        scenes.append(_reused_block_scene(random_world(rng), flip, k))
     return scenes
+
+
+def _reused_block_scene(world, flip, k):
+    """A tree whose free blocks were handed out again to a deeper split: children stored *before* their parent.
+
+    A cluster in one corner splits deep; it is removed and the library's cleanup frees its
+    blocks (low rows). Two boxes near the opposite corner then split a node of a high row
+    twice, taking those low blocks; they are removed again. So a branch at a high row has its
+    children in a low block, one of them a branch whose four children are empty leaves: a
+    pass that visits rows in index order instead of descending from the root collapses both
+    levels at once.
+    """
+    x0, y0, x1, y1 = world
+    w, h = x1 - x0, y1 - y0
+
+    def at(fx, fy):
+        fx, fy = (1 - fx if flip[0] else fx), (1 - fy if flip[1] else fy)
+        x, y = x0 + fx * w, y0 + fy * h
+        return np.array([x, y, x + 0.003 * w, y + 0.003 * h])
+
+    q = Quadtree(world=world, capacity=1, max_depth=6)
+    first = [at(0.02, 0.02), at(0.1, 0.1), at(0.2, 0.2), at(0.3, 0.3), at(0.8, 0.8), at(0.6, 0.6), at(0.8, 0.2),
+             at(0.2, 0.8)]
+    ids = [11 + 5 * i for i in range(len(first) + 2)]
+    for i, b in zip(ids, first):
+        q.insert(i, b)
+    for i in ids[:4]:
+        q.remove(i)
+    for _ in range(4):
+        q.cleanup()
+    for i, b in zip(ids[8:], (at(0.9, 0.9), at(0.97, 0.97))):
+        q.insert(i, b)
+    for i in ids[8:] + ids[4:5]:
+        q.remove(i)
+    keep = np.array(ids[5:8], np.int64)
+    kept = np.array(first[5:8])
+    return (f"freed blocks handed out again to a deeper split (case {k}: a branch at a high row whose children "
+            "sit in a lower block)", q, keep, kept, world)
 
 
 def check_cleanup_pass(fn) -> None:
@@ -701,10 +847,14 @@ def check_cleanup_pass(fn) -> None:
     the block's first row. One pass collapses one level. Both arrays are changed in
     place; the function returns the number of blocks freed.
 
-    The check runs the function on the arrays of real trees after removals,
-    inspects every live node and every hole, then plugs the arrays back into the
-    tree and compares its pairs with brute force, before and after new inserts that
-    reuse the freed blocks.
+    The check runs the function on the arrays of real trees after removals (among
+    them trees whose freed blocks were handed out again to deeper splits, so that a
+    branch's children may sit in rows *before* the branch's own: a pass over the rows
+    in index order instead of a descent from the root fails), inspects every live
+    node and every hole, then plugs the arrays back into the tree and compares its
+    pairs with brute force, before and after new inserts that reuse the freed blocks.
+    The rows past ``meta[0]`` (not handed out) hold garbage, as spare rows may: a pass
+    that reads or changes them fails. The count returned must be a Python ``int``.
 
     Raises
     ------
@@ -716,15 +866,23 @@ def check_cleanup_pass(fn) -> None:
     for name, q, keep, kept_boxes, world in scenes:
         for pass_no in (1, 2, 3):
             what = f"{name}, cleanup pass {pass_no}"
-            nodes0, meta0 = q.nodes.copy(), q.node_meta.copy()
+            used = int(q.node_meta[0])
+            nodes0, meta0 = _with_garbage_tail(q.nodes, used), q.node_meta.copy()
             want_nodes, want_meta, want_freed = _cleanup_reference(nodes0, meta0)
-            got, (nodes, meta) = run_in_place(fn, nodes0, meta0, may_change=(0, 1))
-            freed = expect_int(got, f"{what}: the number of blocks your function returned")
+            case = f"{what} (meta = {meta0.tolist()}" + (f", nodes[:{used}] = {nodes0[:used].tolist()})" if used <= 41
+                                                         else f", {used} rows handed out)")
+            got, (nodes, meta) = run_in_place(fn, nodes0, meta0, may_change=(0, 1), name="cleanup_pass", case=case)
+            freed = expect_int(got, f"{what}: the number of blocks your function returned", exact=True)
             if not isinstance(nodes, np.ndarray) or nodes.shape != nodes0.shape or nodes.dtype != nodes0.dtype:
                 raise CheckFailed(f"{what}: change nodes in place; it must stay a {nodes0.shape} int32 array")
             if not isinstance(meta, np.ndarray) or meta.shape != (2,) or int(meta[0]) != int(meta0[0]):
                 raise CheckFailed(f"{what}: meta must stay [rows handed out, head] with rows handed out = "
                                   f"{int(meta0[0])} (a cleanup hands out nothing); got {meta!r}")
+            tail = next((r for r in range(used, len(nodes)) if not np.array_equal(nodes[r], nodes0[r])), None)
+            if tail is not None:
+                raise CheckFailed(f"{what}: your function changed row {tail} of nodes (from {nodes0[tail].tolist()} to "
+                                  f"{nodes[tail].tolist()}), but only rows 0 .. {used - 1} are handed out (meta[0] = "
+                                  f"{used}); the rows past them are not nodes of the tree, whatever they hold.")
             if want_freed and np.array_equal(nodes, nodes0) and np.array_equal(meta, meta0):
                 raise CheckFailed(f"{what}: your function left nodes and meta unchanged, but {len(want_freed)} "
                                   "block(s) should have been freed. Hint: change the arrays you are given in place "
@@ -776,7 +934,7 @@ def check_cleanup_pass(fn) -> None:
                                       f"block gets count FREE_MARK = {FREE_MARK}")
             if freed != len(want_freed):
                 raise CheckFailed(f"{what}: your function returned {freed}, but it freed {len(want_freed)} block(s)")
-            q.nodes[:] = nodes
+            q.nodes[:used] = nodes[:used]
             q.node_meta[:] = meta
             try:
                 q.check_invariants()
@@ -796,6 +954,18 @@ def check_cleanup_pass(fn) -> None:
                               "blocks) gives pairs that differ from brute force")
     print(f"cleanup_pass passed {len(scenes)} trees, three passes each: live nodes, free blocks and their links as "
           "the rules say; the trees, given your arrays, match brute force before and after new inserts.")
+
+
+def _with_garbage_tail(nodes, used):
+    """A copy of ``nodes`` whose rows past the ``used`` handed out hold garbage (a tree's spare rows may).
+
+    The garbage looks like branches pointing at blocks of empty leaves and like leaves: a pass
+    that reads rows it was never handed out (all rows, not the tree from the root) changes the tree.
+    """
+    out = nodes.copy()
+    for r in range(used, len(out)):
+        out[r] = ((1 + 4 * (r % max(1, (used - 1) // 4)), -1), (r, 0), (-1, -1))[r % 3]
+    return out
 
 
 def _reachable_checked(nodes, used):

@@ -1,4 +1,4 @@
-"""Exercise checks for lesson 12: the agent simulation's narrow phase and collision response.
+"""Exercise checks for lesson 13: the agent simulation's narrow phase and collision response.
 
 1. :func:`check_circles_touch`: do two closed circles intersect (touching counts)?
 2. :func:`check_bounce`: the elastic bounce of two discs, compared with the
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import CheckFailed, num, run_student
+from .common import CheckFailed, Mistakes, num, run_student
 
 __all__ = ["check_circles_touch", "check_bounce"]
 
@@ -53,6 +53,13 @@ def _touch_cases():
         ("far from the origin, touching", 1e7, -1e7, 3.0, 1e7 + 6.0, -1e7, 3.0),
         ("far from the origin, a gap of 1", 1e7, -1e7, 3.0, 1e7 + 7.0, -1e7, 3.0),
         ("large circles, small gap", 0.0, 0.0, 4000.0, 8000.5, 0.0, 4000.0),
+        # The exercise says: avoid the square root. It rounds: on these near misses the squared distance is
+        # (exactly) larger than (r1 + r2) ** 2, while sqrt, hypot, ** 0.5, math.dist and np.linalg.norm all
+        # round the distance down to r1 + r2 or below.
+        ("a near miss a square root rounds away (1)", 17.47, 5.97, 2.11, 25.38, 9.94, 6.740367224019577),
+        ("a near miss a square root rounds away (2)", 16.24, -8.69, 8.11, 18.63, -0.1399999999999988, 0.7677587261650682),
+        ("a near miss a square root rounds away (3)", -3.82, 10.54, 2.99, 4.15, 19.22, 8.794027325155012),
+        ("a near miss a square root rounds away (4)", -19.59, -15.04, 4.31, -11.26, -8.629999999999999, 6.200803965444318),
     ]
     rng = np.random.default_rng(1212)
     for k in range(60):
@@ -74,8 +81,10 @@ def check_circles_touch(fn) -> None:
     (exact touching along an axis and along diagonals, with integer and
     non-integer coordinates, one circle inside the other, the same centre, boxes
     that overlap or touch while the circles do not, radius 0, far from the origin,
-    a near miss by 1e-9) and 60 seeded random ones. The answer must be a bool
-    (``True``/``False`` or a numpy bool), not a number.
+    a near miss by 1e-9, near misses that a square root rounds into a contact) and 60
+    seeded random ones. The answer must be a bool (``True``/``False`` or a numpy bool), not
+    a number. The exercise says to avoid the square root: a distance through ``sqrt``,
+    ``hypot``, ``** 0.5``, ``math.dist`` or ``np.linalg.norm`` fails the near misses.
 
     Raises
     ------
@@ -83,28 +92,36 @@ def check_circles_touch(fn) -> None:
         On the first wrong answer, with every digit of the input.
     """
     cases = _touch_cases()
+    mistakes = Mistakes()
     for name, *args in cases:
         expected = _touch_reference(*args)
         what = f"circles_touch{_args(args)} ({name})"
-        got = run_student(fn, *args, name="circles_touch")
+        got = run_student(fn, *args, name="circles_touch", case=what)
         if not isinstance(got, (bool, np.bool_)):
             raise CheckFailed(f"{what} returned {got!r} ({type(got).__name__}); return True or False.")
-        if bool(got) == expected:
-            continue
         x1, y1, r1, x2, y2, r2 = args
         dx, dy = x2 - x1, y2 - y1
-        hint = ""
-        if expected and dx * dx + dy * dy == (r1 + r2) ** 2 and (dx == 0 or dy == 0):
-            hint = " Hint: circles are closed: touching (distance == r1 + r2) counts as a contact. Use <=, not <."
-        elif expected and abs(dx) + abs(dy) > r1 + r2 and dx != 0 and dy != 0:
-            hint = " Hint: the distance between the centres is the straight line, sqrt(dx ** 2 + dy ** 2)."
-        elif not expected and abs(dx) <= r1 + r2 and abs(dy) <= r1 + r2:
-            hint = " Hint: that is the bounding-box test (the broad phase did it already); compare distances."
-        elif bool(got) == (dx * dx + dy * dy <= r1 * r1 + r2 * r2) or bool(got) == (dx * dx + dy * dy <= r1 + r2):
-            hint = (" Hint: compare the squared distance between centres with the square of the sum of the radii, "
-                    "(r1 + r2) ** 2.")
+        candidates = [
+            ("Hint: circles are closed: touching (distance == r1 + r2) counts as a contact. Use <=, not <.",
+             dx * dx + dy * dy < (r1 + r2) ** 2),
+            ("Hint: that is the bounding-box test (the broad phase did it already); compare distances.",
+             abs(dx) <= r1 + r2 and abs(dy) <= r1 + r2),
+            ("Hint: the distance between the centres is the straight line, not |dx| + |dy|.",
+             abs(dx) + abs(dy) <= r1 + r2),
+            ("Hint: compare the squared distance with the square of the sum of the radii, not with r1 ** 2 + r2 ** 2 "
+             "or with r1 + r2.", dx * dx + dy * dy <= r1 * r1 + r2 * r2),
+            ("Hint: compare the squared distance with the square of the sum of the radii, not with r1 ** 2 + r2 ** 2 "
+             "or with r1 + r2.", dx * dx + dy * dy <= r1 + r2),
+            ("Hint: a square root rounds: here it brings the distance down to r1 + r2, though the squared distance is "
+             "larger than (r1 + r2) ** 2. Compare the squares, as the exercise asks (avoid the square root).",
+             float(np.hypot(dx, dy)) <= r1 + r2),
+        ]
+        if bool(got) == expected:
+            mistakes.passed(bool(got), candidates)
+            continue
+        hint = mistakes.hint(bool(got), expected, candidates)
         raise CheckFailed(f"{what} returned {bool(got)}, expected {expected} (squared distance between centres "
-                          f"{num(dx * dx + dy * dy)}, (r1 + r2) ** 2 = {num((r1 + r2) ** 2)}).{hint}")
+                          f"{num(dx * dx + dy * dy)}, (r1 + r2) ** 2 = {num((r1 + r2) ** 2)}).{' ' + hint if hint else ''}")
     print(f"circles_touch passed all {len(cases)} cases.")
 
 
@@ -151,17 +168,40 @@ def _bounce_cases():
 
 
 def _velocity(v, what, label):
-    """``v`` as a float array of shape (2,): a list, tuple or array of two finite numbers."""
-    if not isinstance(v, (list, tuple, np.ndarray)):
+    """``v`` as a float array of shape (2,): the exercise asks for numpy arrays of 2 floats."""
+    if not isinstance(v, np.ndarray):
         raise CheckFailed(f"{what} returned {label} = {v!r} ({type(v).__name__}); each velocity must be two numbers "
-                          "(a numpy array, list or tuple).")
-    a = np.asarray(v)
-    if a.shape != (2,) or a.dtype.kind not in "iuf":
-        raise CheckFailed(f"{what} returned {label} = {v!r}; each velocity must be two numbers (shape (2,)).")
-    a = a.astype(np.float64)
+                          "in a numpy array (shape (2,)), as the velocities given are.")
+    if v.shape != (2,) or v.dtype.kind != "f":
+        raise CheckFailed(f"{what} returned {label} = {v!r}; each velocity must be two numbers in a numpy array "
+                          "(shape (2,), a float dtype).")
+    a = v.astype(np.float64)
     if not np.isfinite(a).all():
         raise CheckFailed(f"{what} returned {label} = {a.tolist()}: not finite (did you divide by zero?)")
     return a
+
+
+def _bounce_mistakes(pa, va, ma, pb, vb, mb):
+    """``(hint, (va_new, vb_new))`` that the usual wrong bounces return."""
+    pa, va, pb, vb = (np.asarray(x, np.float64) for x in (pa, va, pb, vb))
+    d = pb - pa
+    n = d / np.hypot(*d)
+    u = float(np.dot(vb - va, n))
+
+    def impulse(k, wa, wb, nn, uu):
+        return va + k * wa / (ma + mb) * uu * nn, vb - k * wb / (ma + mb) * uu * nn
+
+    approaching = u < 0
+    return [
+        ("Hint: n must be a unit vector: divide pb - pa by its length.",
+         impulse(2, mb, ma, d, float(np.dot(vb - va, d))) if approaching else None),
+        ("Hint: these discs are already moving apart ((vb - va) . n >= 0): leave their velocities alone, or they "
+         "stick together and jitter.", impulse(2, mb, ma, n, u) if not approaching else None),
+        ("Hint: a's velocity changes by the other disc's share, mb / (ma + mb), and b's by ma / (ma + mb).",
+         impulse(2, ma, mb, n, u) if approaching else None),
+        ("Hint: kinetic energy changed: an elastic bounce reverses the normal relative speed, it does not cancel it.",
+         impulse(1, mb, ma, n, u) if approaching else None),
+    ]
 
 
 def check_bounce(fn) -> None:
@@ -182,37 +222,27 @@ def check_bounce(fn) -> None:
         On the first wrong answer, naming the case, with a hint when one explains it.
     """
     cases = _bounce_cases()
+    close = lambda a, b, scale: all(np.abs(np.asarray(x) - np.asarray(y)).max() <= scale for x, y in zip(a, b))  # noqa: E731
     for name, pa, va, ma, pb, vb, mb in cases:
         ea, eb = _bounce_reference(pa, va, ma, pb, vb, mb)
         what = f"bounce(pa={_vec(pa)}, va={_vec(va)}, ma={num(ma)}, pb={_vec(pb)}, vb={_vec(vb)}, mb={num(mb)}) ({name})"
-        got = run_student(fn, np.array(pa), np.array(va), ma, np.array(pb), np.array(vb), mb, name="bounce")
+        got = run_student(fn, np.array(pa), np.array(va), ma, np.array(pb), np.array(vb), mb, name="bounce", case=what)
         if not isinstance(got, (tuple, list)) or len(got) != 2:
             raise CheckFailed(f"{what} returned {got!r}; return the two new velocities (va_new, vb_new).")
         ga, gb = _velocity(got[0], what, "va_new"), _velocity(got[1], what, "vb_new")
         scale = 1e-9 * max(1.0, float(np.abs([va, vb]).max()))
-        if np.abs(ga - ea).max() <= scale and np.abs(gb - eb).max() <= scale:
+        if close((ga, gb), (ea, eb), scale):
             continue
-        n = np.subtract(pb, pa) / np.hypot(*np.subtract(pb, pa))
-        approaching = float(np.dot(np.subtract(vb, va), n)) < 0
-        mom0 = ma * np.asarray(va) + mb * np.asarray(vb)
-        e0 = ma * np.dot(va, va) + mb * np.dot(vb, vb)
-        e1 = ma * np.dot(ga, ga) + mb * np.dot(gb, gb)
-        d = np.subtract(pb, pa)
-        u_raw = float(np.dot(np.subtract(vb, va), d))
-        raw = (np.asarray(va) + 2 * mb / (ma + mb) * u_raw * d, np.asarray(vb) - 2 * ma / (ma + mb) * u_raw * d)
-        if approaching and np.abs(ga - raw[0]).max() <= scale and np.abs(gb - raw[1]).max() <= scale:
-            hint = "n must be a unit vector: divide pb - pa by its length."
-        elif not approaching:
-            hint = ("these discs are already moving apart ((vb - va) . n >= 0): leave their velocities alone, "
-                    "or they stick together and jitter.")
-        elif np.abs(ma * ga + mb * gb - mom0).max() > 1e-9 * max(1.0, float(np.abs(mom0).max())):
-            hint = ("momentum ma va + mb vb changed: give a and b opposite impulses, a's change scaled by mb / (ma + "
-                    "mb) and b's by ma / (ma + mb).")
-        elif not np.isclose(e1, e0, rtol=1e-9):
-            hint = "kinetic energy changed: an elastic bounce reverses the normal relative speed, it does not cancel it."
-        else:
-            hint = ("only the velocity component along the line of centres n = (pb - pa) / |pb - pa| changes; "
-                    "the tangential component stays.")
-        raise CheckFailed(f"{what} returned va_new = {_vec(ga)}, vb_new = {_vec(gb)}; expected "
-                          f"va_new = {_vec(ea)}, vb_new = {_vec(eb)}. Hint: {hint}")
+        hits = {h for h, wrong in _bounce_mistakes(pa, va, ma, pb, vb, mb)
+                if wrong is not None and close((ga, gb), wrong, scale) and not close((ea, eb), wrong, scale)}
+        facts = []
+        mom0, mom1 = ma * np.asarray(va) + mb * np.asarray(vb), ma * ga + mb * gb
+        if np.abs(mom1 - mom0).max() > 1e-9 * max(1.0, float(np.abs(mom0).max())):
+            facts.append(f"momentum ma va + mb vb was {_vec(mom0)}, your velocities give {_vec(mom1)}")
+        e0, e1 = ma * np.dot(va, va) + mb * np.dot(vb, vb), ma * np.dot(ga, ga) + mb * np.dot(gb, gb)
+        if not np.isclose(e1, e0, rtol=1e-9):
+            facts.append(f"kinetic energy (times 2) was {num(e0)}, your velocities give {num(e1)}")
+        raise CheckFailed(f"{what} returned va_new = {_vec(ga)}, vb_new = {_vec(gb)}; expected va_new = {_vec(ea)}, "
+                          f"vb_new = {_vec(eb)}." + (" " + "; ".join(facts) + "." if facts else "")
+                          + (" " + hits.pop() if len(hits) == 1 else ""))
     print(f"bounce passed all {len(cases)} cases.")

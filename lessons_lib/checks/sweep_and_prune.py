@@ -24,7 +24,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from ..structures.brute_force import brute_force_pairs
-from .common import CheckFailed, adversarial_boxes, expect_int, expect_pairs, fmt, num, run_student
+from .common import CheckFailed, Mistakes, adversarial_boxes, expect_int, expect_pairs, fmt, num, run_student
 
 __all__ = ["check_count_bracket_overlaps", "check_sweep", "check_insertion_repair"]
 
@@ -63,7 +63,8 @@ def check_count_bracket_overlaps(fn) -> None:
     """Check ``fn(s) -> int``: the number of overlapping interval pairs in a bracket string.
 
     ``s`` is a balanced string of ``[`` and ``]`` (the empty string among
-    them). The answer must be an ``int`` (a float such as ``3.0`` fails).
+    them). The answer must be a Python ``int`` (a float such as ``3.0``, or a
+    NumPy integer, fails).
 
     Raises
     ------
@@ -73,17 +74,21 @@ def check_count_bracket_overlaps(fn) -> None:
     from ..labs.sweep import count_bracket_overlaps
 
     cases = _bracket_cases()
+    mistakes = Mistakes()
     for name, s in cases:
         expected = count_bracket_overlaps(s)
-        got = expect_int(run_student(fn, s, name="count_bracket_overlaps"), f"count_bracket_overlaps({s!r})")
-        if got != expected:
-            hint = ""
-            if got == expected + s.count("["):
-                hint = (" Hint: an interval does not overlap itself: add the number of intervals open "
-                        "*before* this '[' is opened.")
-            elif got < expected:
-                hint = " Hint: a '[' overlaps every interval still open, not only the one opened just before it."
-            raise CheckFailed(f"{name}: count_bracket_overlaps({s!r}) returned {got}, expected {expected}.{hint}")
+        call = f"count_bracket_overlaps({s!r})"
+        got = expect_int(run_student(fn, s, name="count_bracket_overlaps", case=f"{name}: {call}"), call, exact=True)
+        candidates = [
+            ("Hint: an interval does not overlap itself: count the intervals open *before* this '[' is opened.",
+             expected + s.count("[")),
+            ("Hint: a '[' overlaps every interval still open, not only the one opened just before it.", s.count("[[")),
+        ]
+        if got == expected:
+            mistakes.passed(got, candidates)
+            continue
+        hint = mistakes.hint(got, expected, candidates)
+        raise CheckFailed(f"{name}: {call} returned {got}, expected {expected}.{' ' + hint if hint else ''}")
     print(f"count_bracket_overlaps passed all {len(cases)} strings.")
 
 
@@ -180,7 +185,7 @@ def _sweep_result(got, what: str, n_slots: int):
     if not isinstance(got, tuple) or len(got) != 2:
         raise CheckFailed(f"{what}: return a tuple (pairs, tests), got {got!r}")
     pairs = expect_pairs(got[0], f"the pairs of {what}", n=n_slots)
-    tests = expect_int(got[1], f"the number of tests of {what}")
+    tests = expect_int(got[1], f"the number of tests of {what}", exact=True)
     return pairs, tests
 
 
@@ -218,8 +223,10 @@ def _sweep_mismatch(label, what, sap, got, expected, tests, expected_tests) -> s
         return msg
     msg = (f"{label}: {what} found the right {len(got)} pairs but reports {tests} tests, expected {expected_tests} "
            "(one test per open box each time a box opens).")
-    if tests > expected_tests:
-        msg += " Hint: does every box leave the open set at its max endpoint?"
+    m = len(live)
+    if tests == m * (m - 1) // 2 != expected_tests:
+        msg += (f" {tests} is what a sweep whose boxes never leave the open set counts. Hint: a box leaves the open "
+                "set at its max endpoint.")
     return msg
 
 
@@ -250,8 +257,10 @@ def check_sweep(fn) -> None:
     for label, sap in structures:
         keys, codes, boxes = endpoint_arrays(sap)
         what = f"sweep(keys, codes, boxes, axis={sap.axis})"
-        got = _sweep_result(run_student(fn, keys, codes, boxes, sap.axis, name="sweep"), f"{what} on {label}",
-                            len(boxes))
+        case = f"{label} ({len(keys)} endpoints" + (f": keys {keys.tolist()}, codes {codes.tolist()})" if len(keys) <= 12
+                                                    else ")")
+        got = _sweep_result(run_student(fn, keys, codes, boxes, sap.axis, name="sweep", case=case),
+                            f"{what} on {label}", len(boxes))
         expected, expected_tests = _expected_sweep(sap)
         if got[0] != expected or got[1] != expected_tests:
             raise CheckFailed(_sweep_mismatch(label, what, sap, got[0], expected, got[1], expected_tests))
@@ -259,7 +268,7 @@ def check_sweep(fn) -> None:
     def plugged_sweep(keys, codes, m, boxes, axis, n_slots):
         pairs, tests = fn(keys[:m].copy(), codes[:m].copy(), boxes[:n_slots].copy(), int(axis))
         arr = np.array(sorted(expect_pairs(pairs, "the pairs of sweep", n=n_slots)), np.int64).reshape(-1, 2)
-        return arr, expect_int(tests, "the number of tests of sweep")
+        return arr, expect_int(tests, "the number of tests of sweep", exact=True)
 
     plugged = [(label, sap) for label, sap in structures if "random scene" in label]
     for label, sap in plugged:
@@ -338,8 +347,103 @@ def _describe(k, c) -> str:
     return f"{'max' if c & 1 else 'min'} of slot {c >> 1} at {num(k)}"
 
 
-def _repair_verdict(name, what, keys, codes, swaps, k_out, c_out):
-    """Raise CheckFailed if the repaired arrays or the swap count are wrong."""
+class _Watched(np.ndarray):
+    """``keys`` or ``codes`` as handed to the learner: every read or write lets the :class:`_RepairWatch` look."""
+
+    def __array_finalize__(self, obj):
+        self._watch = None  # views and results made from it are plain (they are not followed)
+
+    def __getitem__(self, idx):
+        if self._watch is not None:
+            self._watch.sync()
+        out = super().__getitem__(idx)
+        return out.view(np.ndarray) if isinstance(out, np.ndarray) else out
+
+    def __setitem__(self, idx, value):
+        if self._watch is None:
+            return super().__setitem__(idx, value)
+        self._watch.sync()
+        super().__setitem__(idx, value)
+        self._watch.writes += 1
+        self._watch.sync()
+
+
+class _RepairWatch:
+    """Follows the endpoints an ``insertion_repair`` moves, through every read and write of ``keys`` and ``codes``.
+
+    Codes are distinct (``2 * slot + is_max``), so each change of ``codes`` tells which
+    endpoint went where. An insertion sort, whichever way it is written (shifting
+    neighbours right and writing the held endpoint into the gap, swapping neighbours, or
+    moving a block in one assignment), changes the array in steps where at most one
+    endpoint lands two or more places left of where it was, and never copies an
+    endpoint leftwards while it still sits at its old place. A sort done elsewhere and
+    written back (whole, or position by position) breaks one of the two.
+    """
+
+    def __init__(self, keys, codes):
+        self.keys0 = np.array(keys, copy=True)
+        self.origin = {int(c): i for i, c in enumerate(np.asarray(codes).tolist())}
+        self.state = np.array(codes, copy=True)
+        self.writes = 0
+        self.problem = None
+        self.keys = np.asarray(keys).view(_Watched)
+        self.codes = np.asarray(codes).view(_Watched)
+        self.keys._watch = self.codes._watch = self
+
+    def sync(self) -> None:
+        now = self.codes.view(np.ndarray)
+        if np.array_equal(now, self.state):
+            return
+        before, after = self.state, now.copy()
+        self.state = after
+        if self.problem is not None:
+            return
+        far = []
+        for p in np.flatnonzero(before != after).tolist():
+            v = int(after[p])
+            prior = np.flatnonzero(before == v)
+            if len(prior) == 0:  # written from a variable (the endpoint held while the others shift)
+                q = self.origin.get(v)
+                if q is not None and q - p >= 2:
+                    far.append((p, v, q, False))
+            elif prior.min() >= p + 2:
+                q = int(prior.min())
+                far.append((p, v, q, bool(after[q] == v)))
+        copied = [f for f in far if f[3]]
+        if copied:
+            self.problem = ("copied", copied[0])
+        elif len(far) > 1:
+            self.problem = ("many", far)
+
+    def describe(self, v) -> str:
+        return _describe(self.keys0[self.origin[v]], v)
+
+
+def _repair_method(name, what, watch) -> None:
+    """Raise CheckFailed if the arrays were not sorted the insertion-sort way (see :class:`_RepairWatch`)."""
+    if watch.problem is None:
+        return
+    kind, detail = watch.problem
+    if kind == "copied":
+        p, v, q, _ = detail
+        raise CheckFailed(f"{name}: {what} sorted the arrays, but not by insertion sort: it wrote the "
+                          f"{watch.describe(v)} into position {p} while that endpoint still sat at position {q}, "
+                          f"{q - p} places to the right. An insertion sort moves an endpoint only past its neighbours, "
+                          "one place at a time, or writes the endpoint it holds into the gap it opened; writing the "
+                          "sorted order position by position is another sort.")
+    shown = ", ".join(f"the {watch.describe(v)} from position {q} to {p}" for p, v, q, _ in detail[:3])
+    raise CheckFailed(f"{name}: {what} sorted the arrays, but not by insertion sort: in one assignment {len(detail)} "
+                      f"endpoints jumped two or more places to the left at once ({shown}). That is a sort done "
+                      "elsewhere and copied back; an insertion sort takes one endpoint at a time and moves it left "
+                      "past its neighbours, in keys and codes themselves.")
+
+
+def _repair_verdict(name, what, keys, codes, swaps, k_out, c_out, writes=None):
+    """Raise CheckFailed if the repaired arrays or the swap count are wrong.
+
+    ``writes``: how many assignments into ``keys[...]`` and ``codes[...]`` the function made
+    (``None``: not followed).
+    """
     order = _sweep_order(keys, codes)
     exp_k, exp_c = keys[order], codes[order]
     from ..labs.sweep import count_inversions
@@ -352,16 +456,19 @@ def _repair_verdict(name, what, keys, codes, swaps, k_out, c_out):
                           "when a key moves, its code must move with it.")
     bad = next((t for t in range(1, len(k_out)) if (k_out[t], c_out[t] & 1) < (k_out[t - 1], c_out[t - 1] & 1)), None)
     if bad is not None:
-        if np.array_equal(k_out, keys) and np.array_equal(c_out, codes) and (np.diff(keys) < 0).any():
-            raise CheckFailed(f"{name}: {what} left the arrays exactly as they were (not sorted). Sort them in place: "
-                              "write into keys[...] and codes[...]; giving a name a new array does not change the "
-                              "caller's.")
+        unchanged = np.array_equal(k_out, keys) and np.array_equal(c_out, codes)
+        if unchanged and writes == 0:
+            raise CheckFailed(f"{name}: {what} left the arrays exactly as they were (not sorted), and it never assigned "
+                              "to keys[...] or codes[...]. Sort them in place: giving a name a new array does not "
+                              "change the caller's.")
         hint = ""
-        if k_out[bad] == k_out[bad - 1]:
-            hint = " Hint: at an equal coordinate a min comes before a max (closed boxes: touching ones must pair)."
-        if np.array_equal(k_out, keys) and np.array_equal(c_out, codes):
-            hint += (" Your function left both arrays as they were: if it sorts, it must write into keys[...] and "
-                     "codes[...].")
+        if (np.diff(k_out) >= 0).all():  # the coordinates are in order: only the ties are not
+            hint = (" The coordinates are in order, the ties are not. Hint: at an equal coordinate a min must come "
+                    "before a max (closed boxes: touching ones must pair).")
+        if unchanged:
+            raise CheckFailed(f"{name}: after {what} the arrays are exactly as they were (not sorted): position {bad} "
+                              f"({_describe(k_out[bad], c_out[bad])}) still comes after position {bad - 1} "
+                              f"({_describe(k_out[bad - 1], c_out[bad - 1])}).{hint}")
         raise CheckFailed(f"{name}: after {what}, position {bad} ({_describe(k_out[bad], c_out[bad])}) still comes "
                           f"after position {bad - 1} ({_describe(k_out[bad - 1], c_out[bad - 1])}).{hint}")
     if not np.array_equal(c_out, exp_c):
@@ -375,8 +482,9 @@ def _repair_verdict(name, what, keys, codes, swaps, k_out, c_out):
         movers = sum(1 for v in range(len(keys)) if any(
             (keys[v], mx[v]) < (keys[u], mx[u]) for u in range(v)))
         hint = ""
-        if swaps == movers:
-            hint = " Hint: count every step an endpoint takes to the left, not once per endpoint that moves."
+        if swaps == movers and movers != exp_swaps:
+            hint = (f" Hint: {movers} is the number of endpoints that moved; count every step an endpoint takes to the "
+                    "left, not once per endpoint that moves.")
         raise CheckFailed(f"{name}: {what} sorted the arrays but returned {swaps} swap{'s' * (swaps != 1)}, "
                           f"expected {exp_swaps} (one per exchange of neighbours).{hint}")
 
@@ -390,6 +498,15 @@ def check_insertion_repair(fn) -> None:
     arrays sorted by coordinate, a min before a max at an equal coordinate,
     equal endpoints in the order they had (an insertion sort never exchanges
     them), and return the number of swaps (exchanges of neighbours) as an int.
+
+    The method is checked as well as the result: the arrays handed over follow every
+    assignment into ``keys[...]`` and ``codes[...]`` (see :class:`_RepairWatch`). An
+    insertion sort moves one endpoint at a time past its neighbours, however it is
+    written (shifts and a write into the gap, swaps of neighbours, a block moved in one
+    assignment); a full sort with the inversions counted apart, a sorted order written
+    back (whole or position by position) or a selection sort fails, and so does an
+    insertion sort run on a copy (Python lists) and written back at the end: the repair
+    is in place, in the structure's own arrays.
 
     Then the check plugs ``fn`` into ``SweepAndPrune.update_many`` in place of
     its compiled insertion sort and compares the structure's ``pairs()`` with
@@ -407,19 +524,24 @@ def check_insertion_repair(fn) -> None:
     what = "insertion_repair(keys, codes)"
 
     def run(k, c):
-        swaps = fn(k, c)
-        return swaps, k, c
+        watch = _RepairWatch(k, c)
+        swaps = fn(watch.keys, watch.codes)
+        watch.sync()
+        return swaps, k, c, watch
 
     cases = _repair_cases()
     for name, keys, codes in cases:
-        swaps, k_out, c_out = run_student(run, keys, codes, name="insertion_repair", may_change=(0, 1))
+        case = f"{name} (keys {keys.tolist()}, codes {codes.tolist()})" if len(keys) <= 16 else name
+        swaps, k_out, c_out, watch = run_student(run, keys, codes, name="insertion_repair", may_change=(0, 1),
+                                                 case=case, track=fn)
         if swaps is None:
-            raise CheckFailed("insertion_repair returned None: did you forget to return the number of swaps?")
-        swaps = expect_int(swaps, f"the swaps returned by {what} ({name})")
-        _repair_verdict(name, what, keys, codes, swaps, k_out, c_out)
+            raise CheckFailed(f"insertion_repair returned None on {case}: it must return the number of swaps, an int.")
+        swaps = expect_int(swaps, f"the swaps returned by {what} ({name})", exact=True)
+        _repair_verdict(name, what, keys, codes, swaps, k_out, c_out, writes=watch.writes)
+        _repair_method(name, what, watch)
 
     def plugged_sort(keys, codes, m):
-        return expect_int(fn(keys[:m], codes[:m]), "the swaps returned by insertion_repair")
+        return expect_int(fn(keys[:m], codes[:m]), "the swaps returned by insertion_repair", exact=True)
 
     frames = 0
     for seed, scene in enumerate(("random", "clustered", "xline")):

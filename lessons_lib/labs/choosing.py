@@ -1,7 +1,7 @@
-"""Lesson 13: choosing a structure from measured results, not from folklore.
+"""Lesson 14: choosing a structure from measured results, not from folklore.
 
-The benchmark (``make bench``, lesson 11) stores its figures in
-``data/results/bench_scaled.csv``; the simulation (lesson 12) stores its own.
+The benchmark (``make bench``, lesson 12) stores its figures in
+``data/results/bench_scaled.csv``; the simulation (lesson 13) stores its own.
 This module turns those tables into the lesson's decision table, so the table is
 recomputed from the data every time rather than typed by hand: if a structure
 gets faster, the advice changes with it.
@@ -13,14 +13,29 @@ Columns read from the benchmark table (see :mod:`lessons_lib.data`):
 (``sim_scaling.csv``, ``sim_rebuild_vs_update.csv``) have ``structure``, ``n``,
 ``mode`` ("update" or "rebuild") and per-frame milliseconds (``step_ms``,
 ``update_ms``, ``pairs_ms``).
+
+Threads: a stored time is only comparable with another when both searched on the same
+number of threads. The counting-sort grid's pair search runs on every core of the
+machine that stored the table; every other structure of ours, and every library, on one
+(:func:`lessons_lib.bench.report.threads_used`). The decision table says so beside each
+time, and also names the fastest of ours that searched on one thread.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ..bench.report import threads_used
 from ..data import Results
 
-__all__ = ["fastest", "ranking", "decision_table", "speedup_grid", "moving_verdict"]
+__all__ = ["fastest", "ranking", "decision_table", "speedup_grid", "moving_verdict", "readings",
+           "markdown_table", "SIMILAR_SCENES", "THIN_SCENES", "TREES"]
+
+#: Scenes of boxes of similar size, spread or clustered.
+SIMILAR_SCENES = ("random", "clustered", "true_uniform")
+#: Scenes of long thin boxes stacked along a line.
+THIN_SCENES = ("xline", "yline")
+#: The trees among the registered structures.
+TREES = ("rtree", "rstar_tree", "bulk_rtree", "kdtree", "naive_quadtree", "quadtree", "loose_quadtree")
 
 
 def _ok(table: Results, **where) -> Results:
@@ -85,10 +100,13 @@ def decision_table(table: Results, *, n: int, scenes=None) -> list[dict]:
     Returns
     -------
     list of dict
-        Keys ``scene``, ``fastest``, ``ms``, ``runner_up``, ``runner_up_ms``,
-        ``peer``, ``peer_ms``, ``speedup`` (peer time / our time; nan without a
-        peer), ``leanest`` (the smallest ``bytes_per_box`` among our structures
-        within 2x of the fastest time) and ``leanest_bytes``.
+        Keys ``scene``, ``fastest``, ``ms``, ``threads`` (threads its pair search
+        used), ``runner_up``, ``runner_up_ms``, ``peer``, ``peer_ms``,
+        ``peer_threads``, ``speedup`` (peer time / our time; nan without a peer),
+        ``single``, ``single_ms`` and ``single_speedup`` (the fastest of ours that
+        searched on one thread, its time, and the peer's time over it),
+        ``leanest`` (the smallest ``bytes_per_box`` among our structures within
+        2x of the fastest time) and ``leanest_bytes``.
     """
     scenes = scenes or _scenes(table, n)
     rows = []
@@ -104,9 +122,12 @@ def decision_table(table: Results, *, n: int, scenes=None) -> list[dict]:
                if s in close and np.isfinite(b)]
         lean, lean_b = mem[0] if mem else (best, float("nan"))
         second, second_ms = ours[1] if len(ours) > 1 else ("-", float("nan"))
-        rows.append({"scene": scene, "fastest": best, "ms": best_ms, "runner_up": second,
-                     "runner_up_ms": second_ms, "peer": peer, "peer_ms": peer_ms,
-                     "speedup": peer_ms / best_ms, "leanest": lean, "leanest_bytes": lean_b})
+        single, single_ms = next(((s, ms) for s, ms in ours if threads_used(s, table) == 1), ("-", float("nan")))
+        rows.append({"scene": scene, "fastest": best, "ms": best_ms, "threads": threads_used(best, table),
+                     "runner_up": second, "runner_up_ms": second_ms, "peer": peer, "peer_ms": peer_ms,
+                     "peer_threads": threads_used(peer, table) if peer != "-" else 0,
+                     "speedup": peer_ms / best_ms, "single": single, "single_ms": single_ms,
+                     "single_speedup": peer_ms / single_ms, "leanest": lean, "leanest_bytes": lean_b})
     return rows
 
 
@@ -143,9 +164,11 @@ def moving_verdict(scaling: Results, rebuild_vs_update: Results | None = None) -
     Returns
     -------
     list of dict
-        Keys ``n``, ``fastest``, ``step_ms``, ``fps`` (1000 / step_ms), ``runner_up``,
-        ``runner_up_ms`` and ``rebuild_better`` (True, False, or None when
-        ``rebuild_vs_update`` has no row for the fastest structure at that n).
+        Keys ``n``, ``fastest``, ``step_ms``, ``fps`` (1000 / step_ms), ``threads``
+        (threads the fastest one's pair search used), ``runner_up``, ``runner_up_ms``,
+        ``runner_up_ratio`` (runner-up time / fastest time) and ``rebuild_better``
+        (True, False, or None when ``rebuild_vs_update`` has no row for the fastest
+        structure at that n).
     """
     rows = []
     for n in sorted(scaling.unique("n")):
@@ -164,8 +187,70 @@ def moving_verdict(scaling: Results, rebuild_vs_update: Results | None = None) -
             if len(cost) == 2:
                 verdict = cost["rebuild"] < cost["update"]
         ms = float(t["step_ms"][best])
+        second_ms = float("nan") if second is None else float(t["step_ms"][second])
         rows.append({"n": int(n), "fastest": name, "step_ms": ms, "fps": 1000.0 / ms,
+                     "threads": threads_used(name, scaling),
                      "runner_up": "-" if second is None else str(t["structure"][second]),
-                     "runner_up_ms": float("nan") if second is None else float(t["step_ms"][second]),
+                     "runner_up_ms": second_ms, "runner_up_ratio": second_ms / ms,
                      "rebuild_better": verdict})
     return rows
+
+
+def readings(table: Results, *, n: int) -> dict:
+    """The few numbers the lesson's reading of the decision table rests on, at ``n`` boxes.
+
+    Returns
+    -------
+    dict
+        ``within_2x`` (scene -> our structures within 2x of the fastest time, for
+        :data:`SIMILAR_SCENES`), ``best_tree_ratio`` (the smallest time / fastest
+        time of any of :data:`TREES` on those scenes), ``not_run`` (scene -> our
+        registered structures without an ``ok`` row, for :data:`THIN_SCENES`),
+        ``thin_pairs`` (the most pairs on those scenes), ``point_grid_mixed``
+        (the point grid's time / fastest on ``mixed_sizes``, nan without it),
+        and ``speedups`` (scene -> peer / ours as in :func:`decision_table`, where
+        a peer finished), with ``threads`` and ``peer_threads`` (scene -> threads).
+        Scenes missing from ``table`` are left out.
+    """
+    structures, scenes, grid = speedup_grid(table, n=n)
+    col = {s: j for j, s in enumerate(scenes)}
+    similar = [s for s in SIMILAR_SCENES if s in col]
+    thin = [s for s in THIN_SCENES if s in col]
+    ratios = [grid[i, col[s]] for i, name in enumerate(structures) if name in TREES for s in similar]
+    ratios = [r for r in ratios if np.isfinite(r)]
+    mixed = float("nan")
+    if "mixed_sizes" in col and "point_grid" in structures:
+        mixed = float(grid[structures.index("point_grid"), col["mixed_sizes"]])
+    rows = {r["scene"]: r for r in decision_table(table, n=n)}
+    found = [r for r in rows.values() if np.isfinite(r["speedup"])]
+    return {
+        "within_2x": {s: sorted(name for i, name in enumerate(structures) if grid[i, col[s]] <= 2.0) for s in similar},
+        "best_tree_ratio": min(ratios) if ratios else float("nan"),
+        "not_run": {s: [name for i, name in enumerate(structures) if np.isnan(grid[i, col[s]])] for s in thin},
+        "thin_pairs": int(max(_ok(table, scene=s, n=n)["pairs"].max() for s in thin)) if thin else 0,
+        "point_grid_mixed": mixed,
+        "speedups": {r["scene"]: float(r["speedup"]) for r in found},
+        "threads": {r["scene"]: int(r["threads"]) for r in found},
+        "peer_threads": {r["scene"]: int(r["peer_threads"]) for r in found},
+    }
+
+
+def markdown_table(header, rows, *, digits: int = 1) -> str:
+    """A Markdown table (for ``IPython.display.Markdown``): floats to ``digits`` decimals, nan as a dash.
+
+    Parameters
+    ----------
+    header : sequence of str
+    rows : sequence of sequence
+        One value per column; ints get thousands separators, str are written as they are.
+    """
+    def cell(v):
+        if isinstance(v, (float, np.floating)):
+            return "-" if not np.isfinite(v) else f"{v:,.{digits}f}"
+        if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+            return f"{v:,}"
+        return str(v)
+
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(cell(v) for v in r) + " |" for r in rows]
+    return "\n".join(lines)

@@ -2,20 +2,33 @@
 
 Drawing and stepping:
 
-* :func:`draw_grid` draws a grid's cells with the number of boxes in each.
-* :func:`insert_stepper` steps through inserts, filling the cells each new box lands in.
+* :func:`draw_grid` draws a grid's cells with the number of boxes in each;
+  :func:`draw_grid_scene` a grid with its boxes, pairs, shaded cells, a query and marked
+  points (lesson 02's pictures); :func:`draw_big_boxes` the big-object scene;
+  :func:`draw_hierarchy` a hierarchical grid's coarse marks.
+* :func:`insert_stepper` steps through inserts, filling the cells each new box lands in;
+  :func:`reuse_stepper` through inserts, removes and updates beside the grid's arrays;
+  :func:`hash_stepper` from cells to buckets and key compares (lesson 03). Their stills
+  (what a notebook shows without a kernel) are strips of key steps (a :class:`~lessons_lib.widgets.Stepper` with ``still_ncols`` and ``still_panel_size``).
+* :func:`draw_filed_boxes`, :func:`draw_neighbour_rule`, :func:`draw_sorted_arrays`: the
+  counting-sort grid's picture (lesson 02): boxes filed under the cell of their lower-left
+  corner, the four neighbours a box is tested against, and the ``start`` / ``order`` arrays.
+* :func:`table` formats rows as an aligned text table (the lessons print results that way).
 
 Small live measurements (lesson cells):
 
 * :func:`cell_size_sweep` measures a uniform grid for several cell sizes (tests, nodes,
-  times): the cell-size trade-off.
+  times): the cell-size trade-off; :func:`plot_cell_size_sweep` draws it.
+* :func:`moving_frames` times frames in which every box moves: the list grid's update
+  against the counting-sort grid's sort, on one thread and on all.
 * :func:`neighbourhood_loop` is the lecture's game loop ([gamedev-lecture]): every object
   asks the 3 x 3 cells around its centre, so every touching pair is met twice.
 * :func:`corner_cells`, :func:`corner_only_pairs`: the article's corner-only grid hashing,
   wrong on purpose ([magley2026]).
 * :func:`scattered_groups`, :func:`spread_clusters`: sparse scenes in worlds of any size.
 * :func:`occupied_cells`, :func:`hash_buckets`, :func:`bucket_histogram`: bucket loads of a
-  hash with any constants (the lecture's, [Teschner2003]'s, the bad ``cx + cy``).
+  hash with any constants (the lecture's, [Teschner2003]'s, the bad ``cx + cy``);
+  :func:`bucket_runs` one bucket sorted into cells as the pair search does it.
 * :func:`dense_grid_bytes` is the memory a dense grid would need for a world.
 
 Stored measurements, too slow for a lesson (``python -m lessons_lib.labs.grids --store``
@@ -34,7 +47,7 @@ import math
 
 import numpy as np
 
-from .. import viz
+from .. import style, viz
 from ..base import world_for
 from ..geometry import as_box, as_boxes
 from ..scenes import make_scene, scaled_scene
@@ -43,10 +56,21 @@ from ..structures.hierarchical_grid import HierarchicalGrid
 from ..structures.spatial_hash import SpatialHash
 from ..structures.uniform_grid import UniformGrid
 from ..timing import best_time
+from ..widgets import Stepper
 
 __all__ = [
     "cell_size_sweep",
+    "table",
+    "plot_cell_size_sweep",
+    "moving_frames",
     "draw_grid",
+    "draw_grid_scene",
+    "draw_big_boxes",
+    "draw_hierarchy",
+    "draw_filed_boxes",
+    "draw_neighbour_rule",
+    "draw_sorted_arrays",
+    "draw_counting_sort",
     "insert_stepper",
     "reuse_stepper",
     "hash_stepper",
@@ -54,6 +78,7 @@ __all__ = [
     "HASH_BOXES",
     "HASH_LOOKUPS",
     "bucket_histogram",
+    "bucket_runs",
     "dense_grid_bytes",
     "corner_cells",
     "corner_only_pairs",
@@ -110,14 +135,132 @@ def cell_size_sweep(boxes, cell_sizes, *, repeat: int = 3) -> dict[str, np.ndarr
     return {k: np.array(v) for k, v in zip(names, cols)}
 
 
-def draw_grid(ax, grid: UniformGrid, *, counts: bool = True, fill_cells=(), fill_label: str | None = None,
-              color: str = "0.6"):
+def table(rows, columns, floats: str = "{:.2f}") -> str:
+    """``rows`` (dicts) as an aligned text table of ``columns``: ints with thousands separators,
+    floats with ``floats``, text left-aligned, numbers right-aligned."""
+    def cell(v):
+        if isinstance(v, (bool, np.bool_)):
+            return str(bool(v))
+        if isinstance(v, (int, np.integer)):
+            return f"{int(v):,}"
+        if isinstance(v, (float, np.floating)):
+            return floats.format(float(v)) if np.isfinite(v) else "-"
+        return str(v)
+
+    body = [[cell(r.get(c, "")) for c in columns] for r in rows]
+    widths = [max([len(c)] + [len(b[k]) for b in body]) for k, c in enumerate(columns)]
+    numeric = [all(b[k][:1].isdigit() or b[k][:1] in "-." for b in body) if body else False
+               for k in range(len(columns))]
+    lines = ["  ".join(c.rjust(w) if num else c.ljust(w) for c, w, num in zip(columns, widths, numeric))]
+    lines += ["  ".join(v.rjust(w) if num else v.ljust(w) for v, w, num in zip(b, widths, numeric)) for b in body]
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def plot_cell_size_sweep(fig, sweeps, defaults, *, n: int):
+    """Lesson 02's cell-size plot on ``fig``: work (box tests, nodes) and time against the cell size.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    sweeps : dict of str to dict
+        :func:`cell_size_sweep` results by scene name.
+    defaults : dict of str to float
+        The default cell size of each scene (drawn as a dotted vertical line on the time plot).
+    n : int
+        Boxes per scene (for the titles and the brute-force line).
+
+    Returns
+    -------
+    numpy.ndarray of 2 Axes
+    """
+    axes = fig.subplots(1, 2)
+    for k, (name, sw) in enumerate(sweeps.items()):
+        color = style.PALETTE[k]
+        axes[0].loglog(sw["cell_size"], sw["tests"], "o-", color=color, label=f"{name}: box tests")
+        axes[0].loglog(sw["cell_size"], sw["nodes"], "s--", color=color, label=f"{name}: nodes")
+        axes[1].loglog(sw["cell_size"], sw["build_ms"] + sw["pairs_ms"], "o-", color=color,
+                       label=f"{name}: build + pairs")
+        if name in defaults:
+            axes[1].axvline(defaults[name], color=color, linestyle=":", linewidth=1.2,
+                            label=f"{name}: default cell")
+    axes[0].axhline(pair_test_count(n), color="0.3", linestyle=":", label="brute force tests")
+    axes[0].set(title=f"Work against cell size, n = {n:,}", xlabel="cell size (world units)", ylabel="count")
+    viz.frame_budget_lines(axes[1])
+    axes[1].set(title=f"Time against cell size, n = {n:,}", xlabel="cell size (world units)",
+                ylabel="time (ms, this machine)")
+    handles, labels = [], []
+    for ax in axes:
+        for h, text in zip(*ax.get_legend_handles_labels()):
+            handles.append(h)
+            labels.append(text)
+    fig.legend(handles, labels, loc="outside lower center", ncols=3, fontsize="small", frameon=False)
+    return axes
+
+
+def moving_frames(n: int = 20_000, *, frames: int = 7, step: float = 2.0, seed: int = 0) -> list[dict]:
+    """Frames in which every box moves, then all pairs are asked: the list grid against the counting-sort grid.
+
+    On ``scaled_scene("random", n)`` (the article's density), each frame moves every box by up
+    to ``step`` units (alternately there and back) with ``update_many`` and calls ``pairs()``.
+    The :class:`UniformGrid` edits the lists of the boxes that changed cells; the
+    :class:`~lessons_lib.structures.counting_sort_grid.CountingSortGrid` sorts everything again.
+    Both run on one thread (the counting-sort grid's parallel kernels are set to one thread for
+    the run, then given back their number), start from ``from_boxes`` with their default cell
+    sizes, and their pairs are compared on the first frames.
+
+    Returns
+    -------
+    list of dict
+        One row per grid: ``structure``, ``threads`` (1), ``ms_per_frame`` (the fastest frame's
+        wall time, update + pairs), ``pairs``.
+
+    Raises
+    ------
+    AssertionError
+        If the two grids find different pairs.
+    """
+    import time
+
+    from ..core.jit import set_threads
+    from ..structures.counting_sort_grid import CountingSortGrid
+
+    boxes = scaled_scene("random", int(n))
+    rng = np.random.default_rng(seed)
+    moved = boxes + np.tile(rng.uniform(-step, step, (len(boxes), 2)), 2)
+    ids = np.arange(len(boxes))
+    rows, reference = [], {}
+    for name, cls in (("uniform_grid", UniformGrid), ("counting_sort_grid", CountingSortGrid)):
+        before = set_threads(1)
+        try:
+            g = cls.from_boxes(boxes)
+            g.pairs()
+            times = []
+            for k in range(int(frames)):
+                t0 = time.perf_counter()
+                g.update_many(ids, moved if k % 2 == 0 else boxes)
+                p = g.pairs()
+                times.append(time.perf_counter() - t0)
+                if k < 2:
+                    if k in reference:
+                        assert np.array_equal(reference[k], p), f"{name} disagrees with the list grid"
+                    else:
+                        reference[k] = p
+        finally:
+            set_threads(before)
+        rows.append({"structure": name, "threads": 1, "ms_per_frame": 1e3 * min(times),
+                     "pairs": len(p)})
+    return rows
+
+
+def draw_grid(ax, grid, *, counts: bool = True, fill_cells=(), fill_label: str | None = None,
+              color: str = "0.6", linewidth: float = 0.6, zorder: float = 1.0):
     """Draw the cell borders of ``grid`` (and the number of boxes in each non-empty cell).
 
     Parameters
     ----------
     ax : matplotlib.axes.Axes
-    grid : UniformGrid
+    grid : UniformGrid or another grid with ``cell_size``, ``world``, ``rows``, ``cols``,
+        ``occupancy()`` and ``cell_box(row, col)`` (the counting-sort grid has them too).
     counts : bool
         Write each non-empty cell's occupancy at its centre.
     fill_cells : iterable of (row, col)
@@ -125,16 +268,23 @@ def draw_grid(ax, grid: UniformGrid, *, counts: bool = True, fill_cells=(), fill
     fill_label : str, optional
         Legend label of the shaded cells.
     color : matplotlib colour of the borders.
+    linewidth : float
+        Width of the borders in points.
+    zorder : float
+        Drawing order of the borders (boxes are drawn at 2: above 2 the lines cross the boxes).
     """
     s, (x0, y0) = grid.cell_size, grid.world[:2]
     xs = x0 + s * np.arange(grid.cols + 1)
     ys = y0 + s * np.arange(grid.rows + 1)
-    ax.vlines(xs, ys[0], ys[-1], colors=color, linewidth=0.6, zorder=1, label="grid cell")
-    ax.hlines(ys, xs[0], xs[-1], colors=color, linewidth=0.6, zorder=1)
+    # Axis-aligned lines lose nothing without antialiasing, and the stored PNG is smaller.
+    ax.vlines(xs, ys[0], ys[-1], colors=color, linewidth=linewidth, zorder=zorder, label="grid cell",
+              antialiased=False)
+    ax.hlines(ys, xs[0], xs[-1], colors=color, linewidth=linewidth, zorder=zorder, antialiased=False)
     cells = list(fill_cells)
     if cells:
         rects = np.array([grid.cell_box(r, c) for r, c in cells])
-        viz.draw_boxes(ax, rects, color="tab:orange", alpha=0.35, linewidth=0.0, label=fill_label, zorder=1.2)
+        viz.draw_boxes(ax, rects, color=style.HIGHLIGHT_COLOR, alpha=0.35, linewidth=0.0, label=fill_label,
+                       zorder=1.2)
     if counts:
         occ = grid.occupancy()
         for r, c in zip(*np.nonzero(occ)):
@@ -143,19 +293,285 @@ def draw_grid(ax, grid: UniformGrid, *, counts: bool = True, fill_cells=(), fill
     return ax
 
 
-def insert_stepper(boxes, *, cell_size: float, world, **stepper_options):
+#: Scenes with more boxes than this are drawn without antialiasing: a stored PNG of a dense scene
+#: is then two to three times smaller, and its box outlines stay sharp.
+DENSE = 100
+
+
+def _crisp(artists) -> None:
+    """Draw the box collections among ``artists`` without antialiasing (dense scenes)."""
+    for a in artists:
+        if hasattr(a, "set_antialiased") and not hasattr(a, "get_text"):
+            a.set_antialiased(False)
+
+
+def draw_grid_scene(ax, grid, boxes, *, pairs=None, counts: bool = False, strong_lines: bool = False,
+                    fill_cells=(), fill_label: str | None = None, highlight=None, highlight_label: str | None = None,
+                    query=None, points=None, points_label: str | None = None, annotate: bool = False,
+                    view=None, title: str | None = None):
+    """A grid with its boxes: the lesson-02 pictures in one call.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    grid : UniformGrid
+    boxes : array_like, shape (n, 4)
+        The boxes, row ``i`` drawn as box ``i``.
+    pairs : array_like, shape (k, 2), optional
+        Intersecting pairs of rows, drawn as segments between centres.
+    counts : bool
+        Write each non-empty cell's number of boxes.
+    strong_lines : bool
+        Dark cell borders drawn over the boxes (for dense scenes), instead of light ones under them.
+    fill_cells : iterable of (row, col)
+        Cells to shade, labelled ``fill_label``.
+    highlight : array_like of int, optional
+        Rows drawn in the highlight colour, labelled ``highlight_label``; with a ``query``, in
+        the query colour instead (a query's hits, as the Explorer draws them).
+    query : array_like, shape (4,), optional
+        A query box, outlined in the query colour; the cells it visits are shaded (labelled
+        "cells visited") unless ``fill_cells`` is given.
+    points : array_like, shape (m, 2), optional
+        Points to mark, labelled ``points_label``.
+    annotate : bool
+        Write each box's row number at its centre.
+    view : array_like, shape (4,), optional
+        The part of the world to show (default: the grid's world).
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax``, with world-unit axis labels and a legend outside the data, on the right.
+    """
+    b = as_boxes(boxes)
+    fill_cells = list(fill_cells)
+    if query is not None and not fill_cells:
+        c0, r0, c1, r1 = grid.cell_range(query)
+        fill_cells = [(r, c) for r in range(r0, r1 + 1) for c in range(c0, c1 + 1)]
+        fill_label = fill_label or "cells visited"
+    if strong_lines:
+        draw_grid(ax, grid, counts=counts, fill_cells=fill_cells, fill_label=fill_label, color="0.15",
+                  linewidth=0.9, zorder=3)
+    else:
+        draw_grid(ax, grid, counts=counts, fill_cells=fill_cells, fill_label=fill_label)
+    drawn = viz.draw_boxes(ax, b, label="box", annotate=annotate, linewidth=0.5 if len(b) > DENSE else 1.0,
+                           highlight=highlight, highlight_label=highlight_label,
+                           highlight_color=style.HIGHLIGHT_COLOR if query is None else style.QUERY_COLOR)
+    if len(b) > DENSE:
+        _crisp(drawn)
+    if pairs is not None:
+        viz.draw_pairs(ax, b, pairs, linewidth=1.0, label="intersecting pair")
+    if query is not None:
+        viz.draw_boxes(ax, np.array([as_box(query, name="query")]), fill=False, color=style.QUERY_COLOR,
+                       linestyle="--", linewidth=2.5, label="query box", zorder=4)
+    if points is not None:
+        pts = np.asarray(points, dtype=float).reshape(-1, 2)
+        ax.plot(pts[:, 0], pts[:, 1], "o", ms=5, color=style.VERMILLION, zorder=5, label=points_label)
+    viz.set_world(ax, grid.world if view is None else view)
+    viz.style_world_axes(ax, title=title, legend=False)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
+    return ax
+
+
+def draw_big_boxes(ax, boxes, big, *, cell_size: float | None = None):
+    """Lesson 02's big-object picture: the scene with its big boxes highlighted.
+
+    ``big`` is a boolean mask of the big boxes; with ``cell_size``, the grid's cell size is
+    given in the title.
+    """
+    b = as_boxes(boxes)
+    big = np.asarray(big, dtype=bool)
+    _crisp(viz.draw_boxes(ax, b, highlight=np.flatnonzero(big), label="small box", highlight_label="big box",
+                          linewidth=0.4))
+    viz.set_world(ax, world_for(b))
+    title = f"{int(big.sum())} big boxes among {int((~big).sum()):,} small ones"
+    if cell_size is not None:
+        title += f"\n(cells of {cell_size:.1f} units, sized for the small ones)"
+    viz.style_world_axes(ax, title=title, legend=False)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
+    return ax
+
+
+def draw_hierarchy(ax, h, *, title: str | None = None):
+    """A :class:`HierarchicalGrid`'s marks: marked grandparent cells (grey), marked parent cells
+    and non-empty fine cells (outlined), each labelled with its side in world units."""
+    rects, depths = h.regions()          # grandparent cells (0), marked parent cells (1), non-empty fine cells (2)
+    marked = h.grandparent.ravel()       # one bool per grandparent cell, row by row
+    fine, parent = h.cell_size, h.cell_size * h.parent_factor
+    _crisp(viz.draw_boxes(ax, rects[depths == 0][marked], color="0.6", alpha=0.25, linewidth=0.5,
+                          label=f"marked grandparent cell ({parent * h.grandparent_factor:g} units)"))
+    _crisp(viz.draw_boxes(ax, rects[depths == 1], color=style.GREEN, fill=False, linewidth=0.8, zorder=3,
+                          label=f"marked parent cell ({parent:g} units)"))
+    _crisp(viz.draw_boxes(ax, rects[depths == 2], color=style.ORANGE, fill=False, linewidth=0.4, zorder=2.5,
+                          label=f"non-empty fine cell ({fine:g} units)"))
+    viz.set_world(ax, h.world)
+    viz.style_world_axes(ax, title=title, legend=False)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
+    return ax
+
+
+# --------------------------------------------------------------------------
+# The counting-sort grid's picture (lesson 02, section 7)
+# --------------------------------------------------------------------------
+def draw_filed_boxes(ax, grid, boxes):
+    """Boxes filed under the cell of their lower-left corner, as a counting-sort grid files them.
+
+    Draws ``grid``'s cells with their numbers (``row * cols + col``), shading those that hold
+    filed boxes, every box (giants dashed: they are kept on a list of their own) and a dot at
+    each box's lower-left corner. ``grid`` is a
+    :class:`~lessons_lib.structures.counting_sort_grid.CountingSortGrid` holding ``boxes``
+    with ids ``0 .. n - 1`` (it is sorted first if stale).
+    """
+    b = as_boxes(boxes)
+    occ = grid.occupancy()                       # sorts the grid if it is stale
+    cols = grid.cols
+    giant = np.zeros(len(b), bool)
+    giant[np.asarray(grid.giants, dtype=np.int64)] = True
+    filled = [(r, c) for r, c in zip(*np.nonzero(occ))]
+    draw_grid(ax, grid, counts=False, fill_cells=filled, fill_label="cell holding filed boxes")
+    viz.draw_boxes(ax, b[~giant], ids=np.flatnonzero(~giant), annotate=True, label="box", fill=False,
+                   linewidth=1.4)
+    if giant.any():
+        viz.draw_boxes(ax, b[giant], ids=np.flatnonzero(giant), annotate=True, fill=False, color=style.GREY,
+                       linestyle="--", linewidth=1.4, label="giant (over 2 columns or rows)")
+    ax.plot(b[~giant, 0], b[~giant, 1], "o", ms=5, color=style.VERMILLION, zorder=5,
+            label="lower-left corner (where a box is filed)")
+    s, (x0, y0) = grid.cell_size, grid.world[:2]
+    for r in range(grid.rows):
+        for c in range(cols):
+            ax.text(x0 + c * s + 0.04 * s, y0 + r * s + 0.04 * s, str(r * cols + c), ha="left", va="bottom",
+                    fontsize="x-small", color="0.35", zorder=6)
+    viz.set_world(ax, grid.world)
+    viz.style_world_axes(ax, title="Each box filed under one cell\n(grey: cell numbers, row * cols + col)",
+                         legend=False)
+    return ax
+
+
+def draw_neighbour_rule(ax):
+    """The cells a box of the counting-sort grid is tested against: its own and four neighbours.
+
+    A 3 x 3 block of cells around the box's cell ``x``: the cell to the right and the three
+    above are searched, the four others are not (their pairs are found from the other side).
+    """
+    from matplotlib.patches import Rectangle
+
+    searched = {(1, 0), (-1, 1), (0, 1), (1, 1)}
+    for dx in (-1, 0, 1):
+        for dy in (-1, 0, 1):
+            if (dx, dy) == (0, 0):
+                face, text = style.HIGHLIGHT_COLOR, "x:\nthe box's\ncell"
+            elif (dx, dy) in searched:
+                face, text = style.SKY, "tested"
+            else:
+                face, text = "white", "not\ntested"
+            ax.add_patch(Rectangle((dx - 0.5, dy - 0.5), 1, 1, facecolor=face, edgecolor="0.3", linewidth=1.0,
+                                   alpha=0.8 if face != "white" else 1.0))
+            ax.text(dx, dy, text, ha="center", va="center", fontsize="x-small",
+                    color="0.1" if face != "white" else "0.45")
+    ax.set_xlim(-1.6, 1.6)
+    ax.set_ylim(-1.6, 1.6)
+    ax.set_aspect("equal")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    for side in ax.spines.values():
+        side.set_visible(False)
+    ax.set_title("The pair rule", fontsize="medium")
+    return ax
+
+
+def draw_counting_sort(fig, grid, boxes):
+    """The counting-sort grid's whole picture on ``fig``: :func:`draw_filed_boxes` (with its
+    legend), :func:`draw_neighbour_rule` beside it and :func:`draw_sorted_arrays` below.
+
+    Returns the axes by name: ``"cells"``, ``"rule"``, ``"arrays"``.
+    """
+    axes = fig.subplot_mosaic([["cells", "rule"], ["cells", "legend"], ["arrays", "arrays"]],
+                              width_ratios=(1.5, 1), height_ratios=(1.6, 1.2, 1.4))
+    draw_filed_boxes(axes["cells"], grid, boxes)
+    draw_neighbour_rule(axes["rule"])
+    draw_sorted_arrays(axes["arrays"], grid)
+    axes["legend"].set_axis_off()
+    axes["legend"].legend(*axes["cells"].get_legend_handles_labels(), loc="center", fontsize="small",
+                          frameon=False)
+    return axes
+
+
+def draw_sorted_arrays(ax, grid):
+    """The counting-sort grid's ``start`` (one entry per cell, plus the total) and ``order``
+    (slots, cell by cell), each non-empty cell's range bracketed under ``order``."""
+    from matplotlib.patches import Rectangle
+
+    grid.occupancy()                             # sorts the grid if it is stale
+    start = grid.start.tolist()
+    n = start[-1]
+    order = grid.order[:n].tolist()
+    cells = len(start) - 1
+    shades = (style.SKY, style.ORANGE)
+    filled = [c for c in range(cells) if start[c + 1] > start[c]]
+    tint = {c: shades[k % 2] for k, c in enumerate(filled)}
+    for i, v in enumerate(start):
+        face = tint.get(i, "white") if i < cells else "0.85"
+        ax.add_patch(Rectangle((i, 2.2), 1, 1, facecolor=face, alpha=0.6 if face != "white" else 1.0,
+                               edgecolor="0.3", linewidth=0.8))
+        ax.text(i + 0.5, 2.7, str(v), ha="center", va="center", fontsize="small")
+        ax.text(i + 0.5, 3.45, str(i) if i < cells else "end", ha="center", va="center", fontsize="x-small",
+                color="0.4")
+    ax.text(-0.3, 2.7, "start", ha="right", va="center", family="monospace", fontsize="small")
+    ax.text(-0.3, 3.45, "cell", ha="right", va="center", fontsize="x-small", color="0.4")
+    for i, v in enumerate(order):
+        c = next(c for c in filled if start[c] <= i < start[c + 1])
+        ax.add_patch(Rectangle((i, 0.4), 1, 1, facecolor=tint[c], alpha=0.6, edgecolor="0.3", linewidth=0.8))
+        ax.text(i + 0.5, 0.9, str(v), ha="center", va="center", fontsize="small")
+    ax.text(-0.3, 0.9, "order", ha="right", va="center", family="monospace", fontsize="small")
+    for c in filled:
+        a, z = start[c], start[c + 1]
+        ax.plot([a + 0.1, z - 0.1], [0.25, 0.25], color="0.3", linewidth=1.0)
+        ax.text((a + z) / 2, 0.05, f"cell {c}", ha="center", va="top", fontsize="x-small")
+    ax.set_xlim(-2.2, max(cells + 1, n) + 0.2)
+    ax.set_ylim(-0.6, 3.8)
+    ax.set_aspect("equal")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    for side in ax.spines.values():
+        side.set_visible(False)
+    ax.set_title("After the sort: cell c's slots are order[start[c] : start[c + 1]]", fontsize="medium")
+    return ax
+
+
+def _steps(key_steps, n: int) -> list[int] | None:
+    """``key_steps`` within ``0 .. n - 1`` (negative ones count from the end), each once, in order;
+    None when none is left (the Stepper then picks the first, middle and last)."""
+    out = []
+    for k in key_steps:
+        k = int(k)
+        if -n <= k < n and k % n not in out:
+            out.append(k % n)
+    return out or None
+
+
+def insert_stepper(boxes, *, cell_size: float, world, key_steps=(2, 3, -1), **stepper_options):
     """A :class:`~lessons_lib.widgets.Stepper` through inserts: step ``k`` adds box ``k - 1``.
 
     Each step shades the cells the new box lands in and writes every cell's
     occupancy. Meant for a handful of boxes in a small grid.
+
+    Parameters
+    ----------
+    boxes : array_like, shape (n, 4)
+        At most 30 boxes, inserted with ids ``0 .. n - 1``.
+    cell_size : float
+    world : array_like, shape (4,)
+    key_steps : sequence of int
+        The steps of the still (default: the second and third inserts, and the end).
+    **stepper_options
+        Passed to :class:`~lessons_lib.widgets.Stepper`.
 
     Raises
     ------
     ValueError
         Bad boxes, world or cell size; more than 30 boxes.
     """
-    from ..widgets import Stepper
-
     b = as_boxes(boxes)
     if len(b) > 30:
         raise ValueError(f"insert_stepper is for at most 30 boxes, got {len(b)}")
@@ -178,7 +594,9 @@ def insert_stepper(boxes, *, cell_size: float, world, **stepper_options):
         viz.set_world(ax, w)
         viz.style_world_axes(ax, title=labels[frames.index(frame)] if k else "empty grid")
 
-    return Stepper(frames, draw, labels=labels, title="Inserting into a uniform grid", **stepper_options)
+    options = {"still_ncols": 3, "still_panel_size": (3.2, 3.3), "key_steps": _steps(key_steps, len(frames)),
+               **stepper_options}
+    return Stepper(frames, draw, labels=labels, title="Inserting into a uniform grid", **options)
 
 
 def bucket_histogram(sh) -> tuple[np.ndarray, np.ndarray]:
@@ -273,6 +691,50 @@ def spread_clusters(n: int, width: float, *, clusters: int = 8, seed: int = 0) -
     size = rng.uniform(6, 14, (n, 2))
     lo = np.clip(c - size / 2, 0.0, [w, h] - size)
     return np.column_stack([lo, lo + size]), np.array([0.0, 0.0, w, h])
+
+
+def bucket_runs(sh: SpatialHash, bucket: int) -> dict:
+    """One bucket of a spatial hash as its pair search sees it (lesson 03, section 3).
+
+    Walks the bucket's list from ``head`` along ``nxt`` and inserts each node's ``(key, slot)``
+    into a list kept sorted by key, counting the key comparisons as the library's pair search
+    does (one per shifted entry, plus one per insert); then splits the sorted list into runs of
+    equal keys, one per cell.
+
+    Returns
+    -------
+    dict
+        ``"walk"``: ``[((cx, cy), slot), ...]`` in list order; ``"runs"``: ``[((cx, cy), [slots]),
+        ...]`` in key order; ``"compares"``: the key comparisons of the sort.
+
+    Raises
+    ------
+    ValueError
+        ``bucket`` outside ``0 .. table_size - 1``.
+    """
+    bucket = int(bucket)
+    if not 0 <= bucket < sh.table_size:
+        raise ValueError(f"bucket must be in 0 .. {sh.table_size - 1}, got {bucket}")
+    walk, keys, slots, compares = [], [], [], 0
+    node = int(sh.head[bucket])
+    while node != -1:
+        k, s = int(sh.key[node]), int(sh.elem[node])
+        walk.append((_key_cell(k), s))
+        u = len(keys) - 1
+        while u >= 0 and keys[u] > k:
+            u -= 1
+            compares += 1
+        compares += 1
+        keys.insert(u + 1, k)
+        slots.insert(u + 1, s)
+        node = int(sh.nxt[node])
+    runs = []
+    for k, s in zip(keys, slots):
+        if runs and runs[-1][0] == _key_cell(k):
+            runs[-1][1].append(s)
+        else:
+            runs.append((_key_cell(k), [s]))
+    return {"walk": walk, "runs": runs, "compares": compares}
 
 
 def dense_grid_bytes(world, cell_size: float) -> int:
@@ -621,7 +1083,7 @@ def _free_chain(nxt, free_head) -> list[int]:
 
 
 def reuse_stepper(operations=REUSE_OPERATIONS, *, cell_size: float = 40, world=(0, 0, 120, 80),
-                  **stepper_options):
+                  key_steps=(4, 5), **stepper_options):
     """A :class:`~lessons_lib.widgets.Stepper` through inserts, removes and updates of a real :class:`UniformGrid`.
 
     Each frame records copies of the grid's public arrays ``head``, ``nxt``,
@@ -640,12 +1102,16 @@ def reuse_stepper(operations=REUSE_OPERATIONS, *, cell_size: float = 40, world=(
         World units per cell.
     world : array_like, shape (4,)
         ``[xmin, ymin, xmax, ymax]``; at most 12 cells in all.
+    key_steps : sequence of int
+        The steps of the still; the default (for :data:`REUSE_OPERATIONS`) shows the remove
+        that fills the free list and the insert that takes its nodes back. Steps out of range
+        are dropped.
     **stepper_options
         Passed to :class:`~lessons_lib.widgets.Stepper`.
 
     Returns
     -------
-    Stepper
+    lessons_lib.widgets.Stepper
         Frames are dicts with keys ``label``, ``head``, ``nxt``, ``elem``,
         ``state`` (int copies), ``boxes`` (id -> box) and ``id`` (the box operated on).
 
@@ -661,8 +1127,6 @@ def reuse_stepper(operations=REUSE_OPERATIONS, *, cell_size: float = 40, world=(
     >>> s.frame(5)["label"].startswith("insert box 3: reuses")
     True
     """
-    from ..widgets import Stepper
-
     ops = list(operations)
     if len(ops) > 12:
         raise ValueError(f"reuse_stepper is for at most 12 operations, got {len(ops)}")
@@ -733,20 +1197,21 @@ def reuse_stepper(operations=REUSE_OPERATIONS, *, cell_size: float = 40, world=(
         ax.hlines(y0 + s * np.arange(rows + 1), x0, x0 + s * cols, colors="0.6", linewidth=0.6)
         for r in range(rows):
             for c in range(cols):
-                ax.text(x0 + c * s + 2, y0 + r * s + 2, f"cell {r * cols + c}", fontsize="x-small",
+                ax.text(x0 + c * s + 2, y0 + r * s + 2, str(r * cols + c), fontsize="x-small",
                         color="0.4", va="bottom")
         ids = sorted(frame["boxes"])
         if ids:
             b = np.array([frame["boxes"][i] for i in ids])
             viz.draw_boxes(ax, b, ids=np.array(ids), label="box", annotate=True)
             if frame["id"] in frame["boxes"]:
-                viz.draw_boxes(ax, np.array([frame["boxes"][frame["id"]]]), color="tab:orange", linewidth=2.0,
-                               label=f"box {frame['id']}")
+                viz.draw_boxes(ax, np.array([frame["boxes"][frame["id"]]]), color=style.HIGHLIGHT_COLOR,
+                               linewidth=2.0, label="the box of this step")
         viz.set_world(ax, w)
-        viz.style_world_axes(ax, title="the grid (cell k = row * cols + col)")
+        viz.style_world_axes(ax, title="grid; grey: cell k", legend=False)
+        ax.set_xlabel("")
+        ax.set_ylabel("")
+        ax.tick_params(labelsize="x-small")
         ax.title.set_fontsize("small")
-        if ids:
-            ax.legend(loc="upper left", fontsize="x-small")
         # the arrays
         p = prev or {}
         free = set(_free_chain(frame["nxt"], frame["state"][1]))
@@ -758,21 +1223,25 @@ def reuse_stepper(operations=REUSE_OPERATIONS, *, cell_size: float = 40, world=(
                    changed(frame["elem"], p.get("elem"), width) if prev else (), free)
         fh = int(frame["state"][1])
         moved = prev is not None and fh != int(prev["state"][1])
-        tab.text(0.0, -0.9, f"free list head = {fh}   nodes handed out = {int(frame['state'][0])}",
-                 fontsize="small", color="tab:orange" if moved else "black", va="center")
+        tab.text(0.0, -0.9, f"free list head {fh}, nodes handed out {int(frame['state'][0])}",
+                 fontsize="x-small", color=style.VERMILLION if moved else "black", va="center")
         for i in range(max(n_cells, width)):
             tab.text(i + 0.5, 3.9, str(i), ha="center", fontsize="x-small", color="0.4")
-        tab.set_xlim(-1.3, max(n_cells, width) + 0.2)
+        tab.set_xlim(-2.2, max(n_cells, width) + 0.2)
         tab.set_ylim(-1.4, 4.4)
         tab.set_aspect("equal")
         tab.set_yticks([])
         tab.set_xticks([])
-        tab.set_xlabel("index (cell for head, node for nxt / elem); orange: changed, grey: free node",
-                       fontsize="x-small")
+        for side in tab.spines.values():
+            side.set_visible(False)
+        tab.set_xlabel("orange: changed by this step; grey: on the free list", fontsize="x-small")
         tab.set_title(frame["label"], fontsize="small")
 
+    options = {"figsize": (7.2, 2.9), "still_ncols": 1, "still_panel_size": (6.2, 2.5),
+               "key_steps": _steps(key_steps, len(frames)),
+               **stepper_options}
     return Stepper(frames, draw, labels=[f["label"] for f in frames], title="Remove and update reuse list nodes",
-                   **{"figsize": (8.0, 3.2), "dpi": 64, **stepper_options})
+                      **options)
 
 
 #: The default boxes of :func:`hash_stepper` (cell size 10, table of 8 buckets, good hash).
@@ -788,7 +1257,7 @@ def _key_cell(k: int) -> tuple[int, int]:
 
 
 def hash_stepper(boxes=HASH_BOXES, lookups=HASH_LOOKUPS, *, cell_size: float = 10, table_size: int = 8,
-                 hash: str = "good", **stepper_options):
+                 hash: str = "good", key_steps=(4, 5), **stepper_options):
     """A :class:`~lessons_lib.widgets.Stepper` from cells to buckets in a real :class:`SpatialHash`.
 
     The first frames insert the boxes one by one: each shows the box's cells
@@ -806,12 +1275,16 @@ def hash_stepper(boxes=HASH_BOXES, lookups=HASH_LOOKUPS, *, cell_size: float = 1
         Cells looked up after the inserts (at most 8).
     cell_size, table_size, hash :
         As :class:`SpatialHash` (``table_size`` at most 16).
+    key_steps : sequence of int
+        The steps of the still; the default (for :data:`HASH_BOXES` and :data:`HASH_LOOKUPS`)
+        shows the filled table and the first lookup, whose bucket holds another cell too.
+        Steps out of range are dropped.
     **stepper_options
         Passed to :class:`~lessons_lib.widgets.Stepper`.
 
     Returns
     -------
-    Stepper
+    lessons_lib.widgets.Stepper
         Frames are dicts: ``label``, ``head``, ``nxt``, ``elem``, ``key``, ``state``
         (copies), ``n`` (boxes inserted), ``cells`` (list of ``(cx, cy, key, bucket)``
         of the step), and for lookups ``compares`` (list of ``(node, node_key, equal)``).
@@ -828,7 +1301,6 @@ def hash_stepper(boxes=HASH_BOXES, lookups=HASH_LOOKUPS, *, cell_size: float = 1
     (2, 0)
     """
     from ..structures.spatial_hash import cell_key
-    from ..widgets import Stepper
 
     b = as_boxes(boxes)
     looks = [(int(cx), int(cy)) for cx, cy in lookups]
@@ -886,14 +1358,14 @@ def hash_stepper(boxes=HASH_BOXES, lookups=HASH_LOOKUPS, *, cell_size: float = 1
             viz.draw_boxes(ax, b[: frame["n"]], annotate=True, label="box")
         lookup = frame["compares"] is not None
         for j, (cx, cy, _, bk) in enumerate(frame["cells"]):
-            ax.add_patch(Rectangle((cx * s, cy * s), s, s, facecolor="tab:orange", alpha=0.35,
+            ax.add_patch(Rectangle((cx * s, cy * s), s, s, facecolor=style.HIGHLIGHT_COLOR, alpha=0.35,
                                    label=("looked-up cell" if lookup else "cells of the new box") if j == 0 else None))
             ax.text((cx + 0.5) * s, (cy + 0.85) * s, f"({cx},{cy})", ha="center", fontsize="x-small")
         ax.set_xlim(s * lo[0], s * hi[0])
         ax.set_ylim(s * lo[1], s * hi[1])
         ax.set_aspect("equal")
-        ax.set_xlabel("x (cells of 10 units)" if s == 10 else f"x (cells of {s:g} units)")
-        ax.set_ylabel("y")
+        ax.set_xlabel(f"x (world units; cells of {s:g})")
+        ax.set_ylabel("y (world units)")
         ax.set_title("the unbounded plane", fontsize="small")
         if frame["n"] or frame["cells"]:
             ax.legend(loc="upper left", fontsize="x-small")
@@ -904,21 +1376,21 @@ def hash_stepper(boxes=HASH_BOXES, lookups=HASH_LOOKUPS, *, cell_size: float = 1
         new_nodes = set(range(int(prev["state"][0]) if prev else 0, int(frame["state"][0]))) if not lookup else set()
         for bk in range(size):
             y = size - 1 - bk
-            tab.add_patch(Rectangle((0, y + 0.1), 1, 0.8, facecolor="tab:orange" if bk in buckets else "white",
+            tab.add_patch(Rectangle((0, y + 0.1), 1, 0.8, facecolor=style.HIGHLIGHT_COLOR if bk in buckets else "white",
                                     edgecolor="0.3", linewidth=0.8))
             tab.text(0.5, y + 0.5, str(bk), ha="center", va="center", fontsize="small")
             node, x = int(frame["head"][bk]), 1.4
             while node != -1:
                 cx, cy = _key_cell(frame["key"][node])
-                face = ("tab:green" if node in matched else "tab:red" if node in compared
-                        else "tab:orange" if node in new_nodes else "0.92")
+                face = (style.GREEN if node in matched else style.VERMILLION if node in compared
+                        else style.HIGHLIGHT_COLOR if node in new_nodes else "0.92")
                 tab.add_patch(Rectangle((x, y + 0.1), 2.6, 0.8, facecolor=face, alpha=0.5, edgecolor="0.3",
                                         linewidth=0.8))
                 tab.text(x + 1.3, y + 0.5, f"n{node} ({cx},{cy}) box {int(frame['elem'][node])}", ha="center",
-                         va="center", fontsize=6.5)
+                         va="center", fontsize=7)
                 node, x = int(frame["nxt"][node]), x + 2.9
-        for face, text in (("tab:green", "key equal: in the cell"), ("tab:red", "key differs: other cell"),
-                           ("tab:orange", "new node / bucket of the step")):
+        for face, text in ((style.GREEN, "key equal: in the cell"), (style.VERMILLION, "key differs: other cell"),
+                           (style.HIGHLIGHT_COLOR, "new node / bucket of the step")):
             tab.add_patch(Rectangle((0, -10), 1, 1, facecolor=face, alpha=0.5, label=text))
         tab.set_xlim(-0.2, 10.5)
         tab.set_ylim(-0.2, size + 0.1)
@@ -927,7 +1399,9 @@ def hash_stepper(boxes=HASH_BOXES, lookups=HASH_LOOKUPS, *, cell_size: float = 1
         tab.set_xlabel("bucket, then its nodes: n<node> (cell of its key) box <slot>", fontsize="x-small")
         tab.set_ylabel("bucket = hash(cx, cy) mod table size", fontsize="x-small")
         tab.set_title(frame["label"], fontsize="small", wrap=True)
-        tab.legend(loc="lower right", fontsize=6)
+        tab.legend(loc="lower right", fontsize="x-small")
 
+    options = {"figsize": (9.0, 3.8), "still_ncols": 1, "still_panel_size": (9.0, 3.6),
+               "key_steps": _steps(key_steps, len(frames)), **stepper_options}
     return Stepper(frames, draw, labels=[f["label"] for f in frames], title="From a cell to its bucket",
-                   **{"figsize": (8.5, 3.6), "dpi": 72, **stepper_options})
+                      **options)

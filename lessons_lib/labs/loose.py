@@ -15,7 +15,18 @@ lessons draw and measure with them, so that notebook cells stay short:
 * :func:`measure_structures` and :func:`split_frame_rows`: timed
   comparisons (build, pairs, queries, a frame of motion), every answer
   checked against brute force first;
-* :func:`memory_over_frames`: bytes per element frame after frame while agents move.
+* :func:`memory_over_frames`: bytes per element frame after frame while agents move;
+* :func:`query_visits` and :func:`tight_grid_visits`: nodes or loose cells a query visits (exact counts);
+* readers of the stored results that the two lessons print and plot: :func:`time_ratio_rows`
+  and :func:`plot_time_ratios` (one tree's times as a multiple of another's),
+  :func:`case_rows`, :func:`memory_rows`, :func:`memory_parts_rows`, :func:`memory_change_rows`,
+  :func:`settling_rows` and :func:`drift_settling` (when memory stops
+  changing, lessons 06 and 13),
+  :func:`frame_spread_rows`, :func:`plot_memory_over_frames`, :func:`anchor_rows` (the
+  answer set's own C code on the same frames), :func:`double_grid_rows` (the double grid
+  against the compact quadtree in every stored comparison of the course),
+  :func:`uniform_size_rows` (what storing agents as points saves), :func:`plot_structure_times`
+  and :func:`plot_split_frames`.
 
 The large runs are stored: ``python -m lessons_lib.labs.loose --store`` writes
 ``data/results/loose_structures.csv``, ``loose_split.csv`` and ``loose_memory.csv``,
@@ -33,13 +44,14 @@ import time
 import numpy as np
 from matplotlib.patches import Circle, Rectangle
 
-from .. import viz
+from .. import style, viz
 from ..base import STRUCTURES
-from ..data import save_results
+from ..data import Results, load_results, save_results
 from ..scenes import scaled_scene
 from ..structures.brute_force import compiled_brute_force_pairs
 from ..structures.loose_quadtree import LooseQuadtree
 from ..structures.loose_tight_grid import LooseTightGrid
+from ..structures.quadtree import Quadtree
 from ..structures.split_broad_phase import SplitBroadPhase, split_by_half_size
 from ..structures.point_grid import half_sizes
 from ..widgets import Stepper
@@ -53,6 +65,24 @@ __all__ = [
     "measure_structures",
     "split_frame_rows",
     "memory_over_frames",
+    "query_visits",
+    "tight_grid_visits",
+    "case_rows",
+    "memory_parts_rows",
+    "memory_change_rows",
+    "TIME_KEYS",
+    "time_ratio_rows",
+    "plot_time_ratios",
+    "memory_rows",
+    "frame_spread_rows",
+    "settling_rows",
+    "drift_settling",
+    "plot_memory_over_frames",
+    "anchor_rows",
+    "double_grid_rows",
+    "uniform_size_rows",
+    "plot_structure_times",
+    "plot_split_frames",
     "store",
 ]
 
@@ -144,6 +174,20 @@ def _lq_frame(lq, label, touched):
             "is_leaf": t["is_leaf"], "label": label, "touched": touched}
 
 
+def leaves_holding(tree: Quadtree, ids) -> np.ndarray:
+    """How many leaves of a compact :class:`Quadtree` hold each element of ``ids`` (its element nodes).
+
+    Returns an int64 array, one count per id, in the order of ``ids``.
+    """
+    slots = tree.elements.slots_of(np.asarray(ids, dtype=np.int64))
+    t = tree.node_table()
+    count = np.zeros(tree.elements.high_water, dtype=np.int64)
+    for node in t["index"][t["is_leaf"]].tolist():
+        for s in tree.leaf_elements(int(node)):
+            count[s] += 1
+    return count[slots]
+
+
 def _cover(world, rects):
     if rects is None or len(rects) == 0:
         return world
@@ -154,6 +198,10 @@ def _cover(world, rects):
 # --------------------------------------------------------------------------
 # Lesson 07: the loose/tight double grid
 # --------------------------------------------------------------------------
+#: The loose cells' rectangles: the darkest colour of the course's region colour map.
+_LOOSE_RECT_COLOR = "#440154"
+
+
 def _grid_lines(ax, world, size, *, color, linewidth, label):
     x0, y0, x1, y1 = world
     xs = np.arange(x0, x1 + 1e-9 * size, size)
@@ -181,31 +229,29 @@ def draw_double_grid(ax, g, *, touched=None, query=None, title=None):
     if query is not None:
         q = np.asarray(query, dtype=float)
         hits = g.query(q)
-        tc0, tr0 = [int(v) for v in np.floor((q[:2] - g.world[:2]) / g.tight_cell_size)]
-        tc1, tr1 = [int(v) for v in np.floor((q[2:] - g.world[:2]) / g.tight_cell_size)]
-        tc0, tc1 = max(tc0, 0), min(tc1, g.tcols - 1)
-        tr0, tr1 = max(tr0, 0), min(tr1, g.trows - 1)
+        tc0, tr0, tc1, tr1 = _tight_range(g, q)
         s = g.tight_cell_size
         ax.add_patch(Rectangle((g.world[0] + tc0 * s, g.world[1] + tr0 * s), (tc1 - tc0 + 1) * s, (tr1 - tr0 + 1) * s,
-                               facecolor="gold", alpha=0.25, edgecolor="none", label="tight cells read", zorder=0.4))
+                               facecolor=style.YELLOW, alpha=0.35, edgecolor="none", label="tight cells read", zorder=0.4))
         listed = {c for tr in range(tr0, tr1 + 1) for tc in range(tc0, tc1 + 1) for c in g.listed_in(tc, tr)}
         for k, c in enumerate(cells["index"].tolist()):
             b = cells["bounds"][k]
             if c in listed and b[0] <= q[2] and q[0] <= b[2] and b[1] <= q[3] and q[1] <= b[3]:
                 visited.append(c)
-        ax.add_patch(Rectangle(q[:2], *(q[2:] - q[:2]), facecolor="none", edgecolor="black", linewidth=2,
+        ax.add_patch(Rectangle(q[:2], *(q[2:] - q[:2]), facecolor="none", edgecolor=style.QUERY_COLOR, linewidth=2.5,
                                label="query", zorder=4))
     if len(cells["index"]):
         vis = np.isin(cells["index"], visited)
-        viz.draw_regions(ax, (cells["bounds"][~vis], np.zeros((~vis).sum(), np.int64)), color="tab:purple",
-                         linewidth=1.8, linestyle="--", label="loose cell rectangle", zorder=3.5)
+        viz.draw_regions(ax, (cells["bounds"][~vis], np.zeros((~vis).sum(), np.int64)), color=_LOOSE_RECT_COLOR,
+                         linewidth=1.5, linestyle="--", label="loose cell rectangle", zorder=3.5)
         if vis.any():
-            viz.draw_regions(ax, (cells["bounds"][vis], np.zeros(vis.sum(), np.int64)), color="tab:red",
+            viz.draw_regions(ax, (cells["bounds"][vis], np.zeros(vis.sum(), np.int64)), color=style.HIGHLIGHT_COLOR,
                              linewidth=2.5, label="loose cell visited", zorder=3.6)
     ids, boxes = g.items()
     if len(ids):
         hl = hits.tolist() if query is not None else ([touched] if touched is not None else None)
         viz.draw_boxes(ax, boxes, ids=ids, highlight=hl or None, label="element",
+                       highlight_color=style.QUERY_COLOR if query is not None else style.HIGHLIGHT_COLOR,
                        highlight_label="query hit" if query is not None else "just inserted / moved",
                        annotate=len(ids) <= 30)
     viz.set_world(ax, _cover(w, cells["bounds"] if len(cells["index"]) else None))
@@ -217,9 +263,33 @@ def draw_double_grid(ax, g, *, touched=None, query=None, title=None):
     return visited, hits
 
 
-def draw_double_grid_query(ax, g, query, title=None):
-    """:func:`draw_double_grid` with a query box; returns ``(visited loose cells, hits)``."""
-    return draw_double_grid(ax, g, query=query, title=title)
+def _tight_range(g, q):
+    """``(tc0, tr0, tc1, tr1)``: the tight cells under the closed box ``q`` (a true floor, clamped to the grid)."""
+    tc0, tr0 = [int(v) for v in np.floor((q[:2] - g.world[:2]) / g.tight_cell_size)]
+    tc1, tr1 = [int(v) for v in np.floor((q[2:] - g.world[:2]) / g.tight_cell_size)]
+    return max(tc0, 0), max(tr0, 0), min(tc1, g.tcols - 1), min(tr1, g.trows - 1)
+
+
+def draw_double_grid_query(ax, g, query, title=None, *, zoom_ax=None):
+    """:func:`draw_double_grid` with a query box; returns ``(visited loose cells, hits)``.
+
+    With ``zoom_ax``, the same picture is drawn there cut to the tight cells the
+    query reads (plus a quarter of a tight cell), where small hits can be seen,
+    and one legend for both panels goes below the figure.
+    """
+    out = draw_double_grid(ax, g, query=query, title=title)
+    if zoom_ax is not None:
+        q = np.asarray(query, dtype=float)
+        draw_double_grid(zoom_ax, g, query=q, title="Close-up: the tight cells read")
+        tc0, tr0, tc1, tr1 = _tight_range(g, q)
+        s, m = g.tight_cell_size, g.tight_cell_size / 4
+        zoom_ax.set_xlim(g.world[0] + tc0 * s - m, g.world[0] + (tc1 + 1) * s + m)
+        zoom_ax.set_ylim(g.world[1] + tr0 * s - m, g.world[1] + (tr1 + 1) * s + m)
+        handles, labels = ax.get_legend_handles_labels()
+        ax.get_legend().remove()
+        zoom_ax.get_legend().remove()
+        ax.figure.legend(handles, labels, loc="outside lower center", ncols=4, fontsize="small")
+    return out
 
 
 def double_grid_stepper(operations, *, world=(0, 0, 80, 60), cell_size=10.0, tight_factor=2, **stepper_options):
@@ -277,15 +347,15 @@ def draw_uniform_size_trick(ax, h=1.0):
     centre is on the square's edge, found. The grey circle is a hair further:
     its centre is outside, and indeed the circles do not touch.
     """
-    cases = [((0.0, 0.0), "tab:green", "searching element"), ((2 * h, 0.6 * h), "tab:blue", None),
+    cases = [((0.0, 0.0), style.QUERY_COLOR, "searching element"), ((2 * h, 0.6 * h), style.BOX_COLOR, None),
              ((-1.2 * h, 2.15 * h), "0.5", None)]
     d = np.hypot(*cases[1][0])
-    cases[1] = ((2 * h * cases[1][0][0] / d, 2 * h * cases[1][0][1] / d), "tab:blue", "touches: centre inside")
+    cases[1] = ((2 * h * cases[1][0][0] / d, 2 * h * cases[1][0][1] / d), style.BOX_COLOR, "touches: centre inside")
     cases[2] = (cases[2][0], "0.5", "misses: centre outside")
     for (x, y), color, label in cases:
         ax.add_patch(Circle((x, y), h, facecolor=color, alpha=0.25, edgecolor=color, linewidth=1.5, label=label))
         ax.plot([x], [y], "o", color=color, markersize=4)
-    ax.add_patch(Rectangle((-h, -h), 2 * h, 2 * h, facecolor="none", edgecolor="tab:green", linestyle=":",
+    ax.add_patch(Rectangle((-h, -h), 2 * h, 2 * h, facecolor="none", edgecolor=style.QUERY_COLOR, linestyle=":",
                            label="its box (half-size h)"))
     ax.add_patch(Rectangle((-2 * h, -2 * h), 4 * h, 4 * h, facecolor="none", edgecolor="black", linewidth=2,
                            linestyle="--", label="search area: centre ± 2h"))
@@ -488,6 +558,422 @@ def memory_over_frames(structures, n=100_000, frames=60, *, scene="random", spee
                          "frame_ms": 1e3 * (time.process_time() - t0)})
         assert np.array_equal(bp.pairs(), compiled_brute_force_pairs(boxes)), f"{label}: pairs differ"
     return rows
+
+
+# --------------------------------------------------------------------------
+# Lesson 06: how many nodes a query visits (exact counts, no timing)
+# --------------------------------------------------------------------------
+def query_visits(scenes=("random", "mixed_sizes"), n: int = 20_000, queries: int = 500, size: float = 14.0,
+                 seed: int = 6) -> list[dict]:
+    """Nodes a query visits in the loose and in the compact quadtree, both with default parameters.
+
+    ``queries`` square query boxes of side ``size`` at random places on the scaled
+    scene. The loose tree counts its own visits (``last_query_nodes``); for the
+    compact tree the count is the nodes whose computed rectangles meet the query,
+    which are the nodes its descent enters. Both trees' answers are compared.
+
+    Returns
+    -------
+    list of dict
+        ``scene, loose_nodes, loose_visits, compact_nodes, compact_visits`` (visits: mean per query).
+
+    Raises
+    ------
+    AssertionError
+        The two trees answer a query differently.
+    """
+    from ..structures.loose_quadtree import LooseQuadtree
+
+    rng = np.random.default_rng(seed)
+    rows = []
+    for scene in scenes:
+        boxes = scaled_scene(scene, n)
+        q_lo = rng.uniform(boxes[:, :2].min(0), boxes[:, 2:].max(0) - 20, size=(queries, 2))
+        lq, cq = LooseQuadtree.from_boxes(boxes), Quadtree.from_boxes(boxes)
+        rect = cq.node_table()["rect"]
+        lv, cv = [], []
+        for q in np.column_stack([q_lo, q_lo + size]):
+            assert np.array_equal(lq.query(q), cq.query(q)), f"{scene}: the trees disagree on query {q}"
+            lv.append(lq.last_query_nodes)
+            cv.append(np.count_nonzero((rect[:, 0] <= q[2]) & (q[0] <= rect[:, 2])
+                                       & (rect[:, 1] <= q[3]) & (q[1] <= rect[:, 3])))
+        rows.append({"scene": scene, "loose_nodes": lq.node_count(), "loose_visits": float(np.mean(lv)),
+                     "compact_nodes": cq.node_count(), "compact_visits": float(np.mean(cv))})
+    return rows
+
+
+def tight_grid_visits(scenes=("random", "mixed_sizes"), n: int = 20_000, queries: int = 500, size: float = 14.0,
+                      seed: int = 7) -> list[dict]:
+    """Loose cells a :class:`LooseTightGrid` query visits and elements it tests (exact counts), default parameters.
+
+    ``queries`` square query boxes of side ``size`` at random places on the scaled
+    scene; every answer is compared with a brute-force scan.
+
+    Returns
+    -------
+    list of dict
+        ``scene, loose grid`` (rows x columns), ``non-empty`` (loose cells holding
+        something), ``tight grid``, ``cells visited`` and ``elements tested`` (means per query).
+
+    Raises
+    ------
+    AssertionError
+        A query whose answer differs from brute force.
+    """
+    rng = np.random.default_rng(seed)
+    rows = []
+    for scene in scenes:
+        boxes = scaled_scene(scene, n)
+        g = LooseTightGrid.from_boxes(boxes)
+        q_lo = rng.uniform(boxes[:, :2].min(0), boxes[:, 2:].max(0) - 20, size=(queries, 2))
+        cells, tests = [], []
+        for q in np.column_stack([q_lo, q_lo + size]):
+            want = np.flatnonzero((boxes[:, 0] <= q[2]) & (q[0] <= boxes[:, 2])
+                                  & (boxes[:, 1] <= q[3]) & (q[1] <= boxes[:, 3]))
+            assert np.array_equal(g.query(q), want), f"{scene}: query {q} differs from brute force"
+            cells.append(g.last_query_cells)
+            tests.append(g.last_query_tests)
+        rows.append({"scene": scene, "loose grid": f"{g.rows} x {g.cols}", "non-empty": len(g.loose_cells()["index"]),
+                     "tight grid": f"{g.trows} x {g.tcols}", "cells visited": float(np.mean(cells)),
+                     "elements tested": float(np.mean(tests))})
+    return rows
+
+
+# --------------------------------------------------------------------------
+# Reading the stored results (lessons 06 and 07)
+# --------------------------------------------------------------------------
+#: The timed operations of ``loose_structures.csv``: column -> what the lessons call it.
+TIME_KEYS = {"build_ms": "build", "pairs_ms": "all pairs", "queries_ms": "200 queries", "frame_ms": "one frame"}
+_CASES = tuple((n, scene) for n in (20_000, 100_000) for scene in ("random", "mixed_sizes"))
+
+
+def _row(table: Results, **equal) -> dict:
+    rows = table.where(**equal).rows()
+    if len(rows) != 1:
+        raise KeyError(f"expected one stored row for {equal}, found {len(rows)}")
+    return rows[0]
+
+
+def time_ratio_rows(table: Results, base: str = "Quadtree", other: str = "LooseQuadtree",
+                    keys=tuple(TIME_KEYS)) -> list[dict]:
+    """``other``'s time as a multiple of ``base``'s, per scene and n of ``loose_structures.csv``.
+
+    Returns
+    -------
+    list of dict
+        ``scene, n`` and one ratio per key (above 1: ``other`` is slower).
+    """
+    rows = []
+    for n, scene in _CASES:
+        b, o = _row(table, n=n, scene=scene, structure=base), _row(table, n=n, scene=scene, structure=other)
+        rows.append({"scene": scene, "n": n, **{k: o[k] / b[k] for k in keys}})
+    return rows
+
+
+def plot_time_ratios(ax, rows: list[dict], keys=tuple(TIME_KEYS), *, base: str = "the compact quadtree",
+                     other: str = "the loose quadtree") -> None:
+    """Grouped bars of :func:`time_ratio_rows`: one group per operation, one bar per scene and n, a line at 1."""
+    width = 0.8 / len(rows)
+    colors = [style.SKY, style.BLUE, style.PURPLE, style.VERMILLION]
+    x = np.arange(len(keys))
+    for k, r in enumerate(rows):
+        ax.bar(x + (k - (len(rows) - 1) / 2) * width, [r[key] for key in keys], width=width,
+               color=colors[k % len(colors)], label=f"'{r['scene']}', n = {r['n']:,}")
+    ax.axhline(1.0, color="black", linewidth=1.0, linestyle="--")
+    ax.annotate("same time", (len(keys) - 0.5, 1.0), xytext=(0, 3), textcoords="offset points",
+                ha="right", va="bottom", fontsize="small")
+    ax.set_xticks(x, [TIME_KEYS.get(k, k) for k in keys])
+    ax.set(ylabel=f"time of {other}\n/ time of {base}",
+           title=f"{other[0].upper() + other[1:]} against {base} (above 1: slower)")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), title="scene and size")
+
+
+def memory_rows(table: Results, names=("Quadtree", "LooseQuadtree")) -> list[dict]:
+    """Bytes per element of ``loose_structures.csv``, right after the bulk load and after the frames of motion.
+
+    Returns
+    -------
+    list of dict
+        ``scene, n``, then for each name ``<name> built`` and ``<name> moving``; with two
+        names also ``change %`` (the second against the first, moving, in per cent) and
+        always ``element table`` (the part every structure shares).
+    """
+    rows = []
+    for n, scene in _CASES:
+        row = {"scene": scene, "n": n}
+        got = [_row(table, n=n, scene=scene, structure=name) for name in names]
+        for name, r in zip(names, got):
+            row[f"{name} built"] = r["built_bytes_per_element"]
+            row[f"{name} moving"] = r["bytes_per_element"]
+        if len(names) == 2:
+            row["change %"] = 100 * (got[1]["bytes_per_element"] / got[0]["bytes_per_element"] - 1)
+        row["element table"] = got[0]["table_bytes_per_element"]
+        rows.append(row)
+    return rows
+
+
+def case_rows(table: Results, names, key: str = "frame_ms") -> list[dict]:
+    """One row per structure of ``loose_structures.csv``, one column per scene and n: the value of ``key``."""
+    return [{"structure": name, **{f"{scene} {n // 1000}k": _row(table, n=n, scene=scene, structure=name)[key]
+                                   for n, scene in _CASES}} for name in names]
+
+
+def memory_parts_rows(table: Results, names, n: int = 100_000) -> list[dict]:
+    """Bytes per element of ``loose_structures.csv`` at ``n``, after the frames of motion, split into parts.
+
+    Returns
+    -------
+    list of dict
+        ``scene, structure, bytes, element table, cell-order copy`` (the copy of the
+        boxes a :class:`LooseTightGrid` keeps for ``pairs()``; 0 for the others) and
+        ``without the copy``.
+    """
+    rows = []
+    for scene in ("random", "mixed_sizes"):
+        for name in names:
+            r = _row(table, n=n, scene=scene, structure=name)
+            rows.append({"scene": scene, "structure": name, "bytes": r["bytes_per_element"],
+                         "element table": r["table_bytes_per_element"],
+                         "cell-order copy": r["layout_bytes_per_element"],
+                         "without the copy": r["bytes_per_element"] - r["layout_bytes_per_element"]})
+    return rows
+
+
+def memory_change_rows(mem: Results, names) -> list[dict]:
+    """``loose_memory.csv`` per structure: bytes per element after the bulk load and at the end, change in per cent."""
+    rows = []
+    for name in names:
+        b = mem.where(structure=name)["bytes_per_element"]
+        rows.append({"structure": name, "bytes after load": float(b[0]), "bytes at end": float(b[-1]),
+                     "change %": float(100 * (b[-1] / b[0] - 1)),
+                     "last change": _last_change(mem.where(structure=name)["frame"], b)})
+    return rows
+
+
+def _last_change(frames, values) -> int:
+    """The frame at which ``values`` last changed (the first frame if never)."""
+    changed = np.flatnonzero(np.diff(np.asarray(values)) != 0)
+    return int(frames[changed[-1] + 1]) if len(changed) else int(frames[0])
+
+
+def frame_spread_rows(mem: Results, names=("Quadtree", "LooseQuadtree")) -> list[dict]:
+    """Memory and frame times of ``loose_memory.csv``, per structure.
+
+    Returns
+    -------
+    list of dict
+        ``structure``, ``bytes after load``, ``bytes at end``, ``growth %``,
+        ``last change`` (frame), ``median ms``, ``p10-p90 ms`` (spread of the frame
+        times, frame 0 excluded) and ``spread %`` (that spread against the median).
+    """
+    rows = []
+    for name in names:
+        r = mem.where(structure=name)
+        b, t = r["bytes_per_element"], r["frame_ms"][1:]
+        p10, p50, p90 = np.percentile(t, [10, 50, 90])
+        rows.append({"structure": name, "bytes after load": float(b[0]), "bytes at end": float(b[-1]),
+                     "growth %": float(100 * (b[-1] / b[0] - 1)), "last change": _last_change(r["frame"], b),
+                     "median ms": float(p50), "p10-p90 ms": float(p90 - p10),
+                     "spread %": float(100 * (p90 - p10) / p50)})
+    return rows
+
+
+def settling_rows(extra=()) -> list[dict]:
+    """When each quadtree's memory last changed, in lesson 06's drift and lesson 13's simulation (stored runs).
+
+    Lesson 06 (``loose_memory.csv``): 100,000 agents drifting in straight lines,
+    bouncing off the walls only, every frame recorded. Lesson 13
+    (``sim_frames.csv``): 20,000 agents that collide and bounce off each other,
+    every 5th frame recorded. ``extra`` rows (the same keys, e.g. from
+    :func:`drift_settling`) follow lesson 06's row.
+
+    Returns
+    -------
+    list of dict
+        ``run, agents, frames, compact, loose`` (the last frame at which
+        ``memory_bytes()`` changed, for ``quadtree`` and ``loose_quadtree``).
+    """
+    mem = load_results("loose_memory")
+    drift = {name: _last_change(mem.where(structure=name)["frame"], mem.where(structure=name)["bytes_per_element"])
+             for name in ("Quadtree", "LooseQuadtree")}
+    rows = [{"run": "lesson 06: drift", "agents": 100_000, "frames": int(mem["frame"].max()),
+             "compact": drift["Quadtree"], "loose": drift["LooseQuadtree"]}]
+    rows += [dict(r) for r in extra]
+    sim = load_results("sim_frames").where(n=20_000)
+    last = {name: _last_change(sim.where(structure=name)["frame"], sim.where(structure=name)["memory_bytes"])
+            for name in ("quadtree", "loose_quadtree")}
+    rows.append({"run": "lesson 13: collisions", "agents": 20_000,
+                 "frames": int(sim.where(structure="quadtree")["frame"].max()),
+                 "compact": last["quadtree"], "loose": last["loose_quadtree"]})
+    return rows
+
+
+def drift_settling(n: int = 20_000, frames: int = 60) -> dict:
+    """Lesson 06's drift run at ``n`` agents, memory only: ``run, agents, frames, compact, loose``."""
+    rows = memory_over_frames({"Quadtree": ("quadtree", {}), "LooseQuadtree": ("loose_quadtree", {})},
+                              n=n, frames=frames)
+    out = {"run": "lesson 06: drift", "agents": n, "frames": frames}
+    for name, key in (("Quadtree", "compact"), ("LooseQuadtree", "loose")):
+        r = [x for x in rows if x["structure"] == name]
+        out[key] = _last_change(np.array([x["frame"] for x in r]), [x["bytes_per_element"] for x in r])
+    return out
+
+
+def plot_memory_over_frames(ax_mem, ax_time, mem: Results, names) -> None:
+    """``loose_memory.csv``: bytes per element (``ax_mem``) and, if ``ax_time`` is given, ms per frame."""
+    for name, color in zip(names, style.PALETTE):
+        r = mem.where(structure=name)
+        ax_mem.plot(r["frame"], r["bytes_per_element"], color=color, label=name, drawstyle="steps-post")
+        if ax_time is not None:
+            ax_time.plot(r["frame"][1:], r["frame_ms"][1:], color=color, label=name, linewidth=1.2)
+    ax_mem.set(xlabel="frame (0: right after the bulk load)", ylabel="bytes per element",
+               title="Memory while 100,000 agents move")
+    if ax_time is not None:
+        viz.frame_budget_lines(ax_time)
+        ax_time.set(xlabel="frame", ylabel="ms per frame (CPU time)", title="Time per frame", ylim=(0, None))
+        ax_time.legend(loc="upper left", bbox_to_anchor=(1.01, 1))
+    else:
+        ax_mem.legend(loc="upper left", bbox_to_anchor=(1.01, 1))
+
+
+def anchor_rows(structures=("quadtree", "loose_quadtree")) -> list[dict]:
+    """The answer set's own C code against ours on the same frames (``bench_anchor_c.csv``, lesson 13).
+
+    Returns
+    -------
+    list of dict
+        ``agents``, ``C quadtree``, ``C loose/tight grid`` (ms per frame, the answer
+        set's code in its id order) and one column per name of ``structures``
+        (ours, defaults), each the median over interleaved runs.
+    """
+    t = load_results("bench_anchor_c").where(status="ok")
+    rows = []
+    for n in t.unique("n"):
+        here = t.where(n=n)
+        row = {"agents": int(n),
+               "C quadtree": float(_row(here, entrant="C_quadtree_O2_id")["total_ms"]),
+               "C loose/tight grid": float(_row(here, entrant="C_loose_tight_grid_O2_id")["total_ms"])}
+        for s in structures:
+            row[s] = float(_row(here, kind="lessons_lib", structure=s)["total_ms"])
+        rows.append(row)
+    return rows
+
+
+def double_grid_rows() -> list[dict]:
+    """The double grid against the compact quadtree in every stored comparison of the course, ms per frame.
+
+    Rows: this lesson's comparison (``loose_structures.csv``: one frame, every box
+    moved, ``update_many + cleanup + pairs``), lesson 12's dynamic suite
+    (``bench_dynamic.csv``, scene ``random``: ``update_many + pairs``), lesson 13's
+    simulation (``sim_scaling.csv``: a whole simulation step) and lesson 13's run of
+    the answer set's own C code on the same frames (``bench_anchor_c.csv``).
+
+    Returns
+    -------
+    list of dict
+        ``where, n, double grid, compact quadtree, grid / tree, fastest`` (the
+        fastest structure of that comparison at that size).
+    """
+    rows = []
+
+    def add(where, n, grid, tree, candidates):
+        fastest = min(candidates, key=candidates.get)
+        rows.append({"where": where, "n": int(n), "double grid": float(grid), "compact quadtree": float(tree),
+                     "grid / tree": float(grid) / float(tree), "fastest": fastest})
+
+    t = load_results("loose_structures").where(scene="random")
+    for n in t.unique("n"):
+        here = {r["structure"]: r["frame_ms"] for r in t.where(n=n).rows()}
+        add("lesson 07: one frame, 'random'", n, here["LooseTightGrid"], here["Quadtree"], here)
+    d = load_results("bench_dynamic").where(scene="random", status="ok")
+    for n in d.unique("n"):
+        here = {r["structure"]: r["frame_ms"] for r in d.where(n=n).rows()}
+        if "loose_tight_grid" in here and "quadtree" in here:
+            add("lesson 12: dynamic suite, 'random'", n, here["loose_tight_grid"], here["quadtree"], here)
+    s = load_results("sim_scaling")
+    for n in s.unique("n"):
+        here = {r["structure"]: r["step_ms"] for r in s.where(n=n).rows()}
+        if "loose_tight_grid" in here and "quadtree" in here and n >= 20_000:
+            add("lesson 13: simulation step", n, here["loose_tight_grid"], here["quadtree"], here)
+    for r in anchor_rows(("quadtree", "loose_tight_grid")):
+        add("lesson 13: the source's C code", r["agents"], r["C loose/tight grid"], r["C quadtree"],
+            {"C loose/tight grid": r["C loose/tight grid"], "C quadtree": r["C quadtree"]})
+    return rows
+
+
+def uniform_size_rows() -> list[dict]:
+    """What storing agents as points saves: ``PointGrid`` against ``UniformGrid``, ms per frame, from stored runs.
+
+    Rows: lesson 13's simulation (``sim_scaling.csv``, agents of sizes within a
+    narrow range, a whole step) and lesson 12's dynamic suite (``bench_dynamic.csv``,
+    ``update_many + pairs``) on each of its scenes.
+
+    Returns
+    -------
+    list of dict
+        ``where, n, boxes (UniformGrid), points (PointGrid), speed-up`` (boxes / points).
+    """
+    rows = []
+    s = load_results("sim_scaling")
+    for n in s.unique("n"):
+        here = {r["structure"]: r["step_ms"] for r in s.where(n=n).rows()}
+        if "point_grid" in here and "uniform_grid" in here:
+            rows.append({"where": "lesson 13: simulation step", "n": int(n), "boxes (UniformGrid)": here["uniform_grid"],
+                         "points (PointGrid)": here["point_grid"]})
+    d = load_results("bench_dynamic").where(status="ok")
+    for scene in d.unique("scene"):
+        for n in d.where(scene=scene).unique("n"):
+            here = {r["structure"]: r["frame_ms"] for r in d.where(scene=scene, n=n).rows()}
+            if "point_grid" in here and "uniform_grid" in here:
+                rows.append({"where": f"lesson 12: dynamic, '{scene}'", "n": int(n),
+                             "boxes (UniformGrid)": here["uniform_grid"], "points (PointGrid)": here["point_grid"]})
+    for r in rows:
+        r["speed-up"] = r["boxes (UniformGrid)"] / r["points (PointGrid)"]
+    return rows
+
+
+def plot_structure_times(fig, table: Results, names, keys=("pairs_ms", "queries_ms", "frame_ms")) -> None:
+    """Small multiples of ``loose_structures.csv``: one panel per scene and n, grouped bars per operation."""
+    axes = fig.subplots(2, 2, sharex=True)
+    width = 0.8 / len(names)
+    x = np.arange(len(keys))
+    for ax, (n, scene) in zip(axes.flat, _CASES):
+        for k, (name, color) in enumerate(zip(names, style.PALETTE)):
+            r = _row(table, n=n, scene=scene, structure=name)
+            ax.bar(x + (k - (len(names) - 1) / 2) * width, [r[key] for key in keys], width=width,
+                   color=color, label=name)
+        ax.set_xticks(x, [TIME_KEYS.get(k, k) for k in keys])
+        ax.set(title=f"'{scene}', n = {n:,}", ylabel="ms (median of 5)")
+        if ax.get_ylim()[1] > viz.FRAME_BUDGETS_MS[0][0]:   # the frame budgets, where the bars reach them
+            viz.frame_budget_lines(ax)
+    handles = {}
+    for ax in axes.flat:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(lab, h)
+    fig.legend(list(handles.values()), list(handles), loc="outside right upper")
+
+
+def plot_split_frames(fig, split: Results) -> None:
+    """``loose_split.csv``: one frame per approach, ``update_many`` and ``pairs()`` stacked, one panel per n."""
+    sizes = split.unique("n")
+    axes = fig.subplots(1, len(sizes), sharey=True)
+    for ax, n in zip(np.atleast_1d(axes), sizes):
+        r = split.where(n=n)
+        labels = [a.replace(" (everything)", "").replace("split: ", "split:\n").replace(" + ", " +\n", 1)
+                  for a in r["approach"]]
+        y = np.arange(len(labels))[::-1]
+        ax.barh(y, r["update_ms"], color=style.ORANGE, label="update_many (movers only)")
+        ax.barh(y, r["pairs_ms"], left=r["update_ms"], color=style.BLUE, label="pairs()")
+        ax.set_yticks(y, labels)
+        ax.set(title=f"n = {n:,}", xlabel="ms per frame (median of 5)")
+        if r["frame_ms"].max() > viz.FRAME_BUDGETS_MS[0][0] / 2:   # the 60 fps budget, where it is in reach
+            ax.axvline(viz.FRAME_BUDGETS_MS[0][0], color="0.35", linestyle="--", linewidth=1.0,
+                       label=viz.FRAME_BUDGETS_MS[0][1])
+    handles = {}
+    for ax in np.atleast_1d(axes):
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(lab, h)
+    fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncols=3)
 
 
 # --------------------------------------------------------------------------

@@ -3,11 +3,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import viz
+from .. import style, viz
 from ..geometry import as_boxes
 from ..widgets import Stepper
 
-__all__ = ["pair_test_stepper"]
+__all__ = ["HIT_COLOR", "MISS_COLOR", "pair_test_stepper"]
+
+#: The two boxes of a test that finds a pair (the course's colour for a box in a pair).
+HIT_COLOR = style.HIGHLIGHT_COLOR
+#: The two boxes of a test that finds nothing.
+MISS_COLOR = style.BLACK
 
 
 def pair_test_stepper(boxes, **stepper_options):
@@ -22,7 +27,8 @@ def pair_test_stepper(boxes, **stepper_options):
     boxes : array_like, shape (n, 4)
         Closed AABBs, ``n <= 12``.
     **stepper_options
-        Passed to :class:`~lessons_lib.widgets.Stepper` (e.g. ``figsize``).
+        Passed to :class:`~lessons_lib.widgets.Stepper` (e.g. ``figsize``, or
+        ``key_steps``: the tests its still shows side by side).
 
     Raises
     ------
@@ -54,7 +60,7 @@ def pair_test_stepper(boxes, **stepper_options):
         i, j, hit, pairs = frame
         tested = [] if i is None else [i, j]
         viz.draw_boxes(ax, b, highlight=tested, annotate=True, label="box",
-                       highlight_color="tab:green" if hit else "tab:red",
+                       highlight_color=HIT_COLOR if hit else MISS_COLOR,
                        highlight_label="tested pair: " + ("hit" if hit else "miss"))
         viz.draw_pairs(ax, b, np.array(pairs, dtype=np.int64).reshape(-1, 2), label="pair found")
         viz.set_world(ax, world)

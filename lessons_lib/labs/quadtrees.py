@@ -1,7 +1,8 @@
 """Lessons 04-05's lab: the free list stepped through, and what the compact quadtree's design choices measure.
 
 * :func:`free_list_stepper`: an indexed free list drawn step by step;
-* :func:`quadtree_array_stepper`: a compact quadtree's arrays through a split, a remove and a cleanup;
+* :func:`quadtree_array_stepper`: a compact quadtree's arrays through splits, removes and
+  two cleanups (one level each);
 * :func:`naive_footprint`: the naive tree's memory, measured with tracemalloc;
 * :func:`stored_vs_computed_rects`: queries on the compact tree descending with
   rectangles computed from integer cells (8-byte nodes) against the same tree
@@ -9,9 +10,11 @@
 * :func:`cleanup_frames`: frames of moving agents with deferred cleanup (one
   ``cleanup()`` per frame) against immediate removal of empty quadrants;
 * :func:`capacity_depth_sweep`: build, pairs, a frame and memory over a grid of
-  ``capacity`` and ``max_depth`` values.
+  ``capacity`` and ``max_depth`` values;
+* :func:`sweep_map`, :func:`sweep_summary`, :func:`cleanup_summary`: how lesson 05
+  draws and tabulates those stored results.
 
-The last three are too long for a lesson run: ``python -m lessons_lib.labs.quadtrees --store``
+The three measurements are too long for a lesson run: ``python -m lessons_lib.labs.quadtrees --store``
 writes them to ``data/results/`` (``quadtree_rects.csv``, ``quadtree_cleanup.csv``,
 ``quadtree_sweep.csv``), which lesson 05 plots. Every measured answer is checked
 against brute force before its time is kept.
@@ -27,9 +30,10 @@ import time
 import tracemalloc
 
 import numpy as np
+from matplotlib.colors import to_rgba
 from matplotlib.patches import Rectangle
 
-from .. import viz
+from .. import style, viz
 from ..core.freelist import HEAD, USED, FreeList, fl_erase_block, fl_holes
 from ..core.jit import njit
 from ..data import save_results
@@ -37,11 +41,12 @@ from ..scenes import moved, scaled_scene
 from ..structures.brute_force import compiled_brute_force_pairs
 from ..structures.naive_quadtree import NaiveQuadtree
 from ..structures.quadtree import BL, BR, BRANCH, TL, TR, Quadtree, cell_of
-from ..widgets import Stepper
+from ..widgets import Stepper, figure_png
 
 __all__ = ["free_list_stepper", "quadtree_array_stepper", "ARRAY_OPERATIONS", "naive_footprint", "cpu_median", "frame_median", "store_command",
            "stored_vs_computed_rects", "bounce",
-           "collapse_paths", "cleanup_frames", "capacity_depth_sweep", "store"]
+           "collapse_paths", "cleanup_frames", "capacity_depth_sweep", "sweep_map", "sweep_summary",
+           "cleanup_summary", "store"]
 
 
 def cpu_median(fn, repeat: int = 3):
@@ -84,6 +89,9 @@ def frame_median(bp, ids, frames, refs, repeat: int, what: str) -> float:
 
 
 # --------------------------------------------------------------------------
+# A Stepper whose still has its own layout
+# --------------------------------------------------------------------------
+# --------------------------------------------------------------------------
 # A Stepper through free-list operations (lesson 05)
 # --------------------------------------------------------------------------
 def free_list_stepper(operations, *, width: int = 1, **stepper_options):
@@ -100,7 +108,7 @@ def free_list_stepper(operations, *, width: int = 1, **stepper_options):
     width : int
         Fields per record (values are shown from field 0 of live cells).
     **stepper_options
-        Passed to :class:`~lessons_lib.widgets.Stepper`.
+        Passed to :class:`LaidOutStepper` (``key_steps``: the steps of the still, two to a row).
 
     Raises
     ------
@@ -112,7 +120,7 @@ def free_list_stepper(operations, *, width: int = 1, **stepper_options):
     if len(ops) > 40:
         raise ValueError(f"free_list_stepper is for at most 40 steps, got {len(ops)}")
     fl = FreeList(width=width, capacity=4)
-    frames = [(fl.data[: fl.range()].copy(), fl.holes(), None, "empty free list")]
+    frames = [(fl.data[: fl.range()].copy(), fl.holes(), None, "empty free list", 0)]
     for k, op in enumerate(ops, 1):
         if not isinstance(op, (tuple, list)) or len(op) != 2 or op[0] not in ("insert", "erase"):
             raise ValueError(f"step {k}: expected ('insert', value) or ('erase', index), got {op!r}")
@@ -123,19 +131,19 @@ def free_list_stepper(operations, *, width: int = 1, **stepper_options):
             fl.erase(int(op[1]))
             i = int(op[1])
             label = f"erase index {i}: it becomes the first hole"
-        frames.append((fl.data[: fl.range()].copy(), fl.holes(), i, label))
+        frames.append((fl.data[: fl.range()].copy(), fl.holes(), i, label, k))
     size = max(len(f[0]) for f in frames)
 
     def draw(ax, frame, prev):
-        data, holes, touched, label = frame
+        data, holes, touched, label, step = frame
         hole_set = set(holes)
         for i in range(size):
             if i >= len(data):
                 ax.add_patch(_rect(i, "white", "0.85", ":"))
                 continue
             free = i in hole_set
-            ax.add_patch(_rect(i, "0.85" if free else "tab:blue", "tab:orange" if i == touched else "0.2",
-                               "-", alpha=1.0 if free else 0.35, lw=3 if i == touched else 1))
+            ax.add_patch(_rect(i, "0.85" if free else to_rgba(style.BOX_COLOR, 0.35),
+                               style.HIGHLIGHT_COLOR if i == touched else "0.2", "-", lw=3 if i == touched else 1))
             txt = f"next\n{int(data[i, 0])}" if free else str(int(data[i, 0]))
             ax.text(i + 0.5, 0.5, txt, ha="center", va="center", fontsize="small")
             ax.text(i + 0.5, -0.25, str(i), ha="center", va="center", fontsize="x-small", color="0.3")
@@ -143,33 +151,40 @@ def free_list_stepper(operations, *, width: int = 1, **stepper_options):
         ax.text(-0.9, 0.5, "head", ha="center", va="center", fontsize="small")
         for a, b in zip(chain[:-1], chain[1:]):
             ax.annotate("", xy=(b, 1.05), xytext=(a if a > 0 else -0.9, 1.05),
-                        arrowprops={"arrowstyle": "->", "color": "tab:red", "connectionstyle": "arc3,rad=-0.4"})
-        ax.plot([], [], color="tab:red", label="free-list chain (head -> holes)")
-        ax.add_patch(_rect(-10, "tab:blue", "0.2", "-", alpha=0.35, label="live record"))
+                        arrowprops={"arrowstyle": "->", "color": style.BLACK, "connectionstyle": "arc3,rad=-0.4"})
+        ax.plot([], [], color=style.BLACK, label="free-list chain (head -> holes)")
+        ax.add_patch(_rect(-10, to_rgba(style.BOX_COLOR, 0.35), "0.2", "-", label="live record"))
+        ax.add_patch(_rect(-10, "white", style.HIGHLIGHT_COLOR, "-", lw=3, label="changed by this step"))
         ax.add_patch(_rect(-10, "0.85", "0.2", "-", label="hole"))
         ax.set_xlim(-1.6, size + 0.2)
         ax.set_ylim(-0.6, 2.0)
         ax.set_aspect("equal")
         ax.set_yticks([])
-        ax.set_xlabel("index in the array")
-        ax.set_title(label, fontsize="medium")
+        ax.set_xticks([])
+        ax.text(-0.9, -0.25, "index", ha="center", va="center", fontsize="x-small", color="0.3")
+        ax.set_title(f"step {step}: {label}", fontsize="medium")
         ax.legend(loc="upper right", fontsize="x-small")
 
-    return Stepper(frames, draw, labels=[f[3] for f in frames], title="An indexed free list",
-                   **{"figsize": (max(5.0, 0.6 * size + 2), 2.8), **stepper_options})
+    options = {"figsize": (max(5.0, 0.6 * size + 2), 2.8), "still_ncols": 2, "still_panel_size": (4.6, 2.4),
+               **stepper_options}
+    return Stepper(frames, draw, labels=[f[3] for f in frames], title="An indexed free list", **options)
 
 
 
 # --------------------------------------------------------------------------
 # A Stepper through the compact quadtree's arrays (lesson 05)
 # --------------------------------------------------------------------------
-#: The default scene of :func:`quadtree_array_stepper` (world 0..64, capacity 2): the third insert splits the root.
+#: The default scene of :func:`quadtree_array_stepper` (world 0..64, capacity 1): the second insert splits
+#: the root, the third its bottom-left child; three removes empty every leaf, but only after the third
+#: does each ``cleanup()`` find four empty leaves, the lower level first, then the root's children.
 ARRAY_OPERATIONS = (
     ("insert", 0, (6, 6, 14, 14)),
     ("insert", 1, (40, 42, 52, 54)),
-    ("insert", 2, (8, 40, 18, 50)),
-    ("remove", 1),
+    ("insert", 2, (20, 20, 26, 26)),
+    ("remove", 0),
     ("remove", 2),
+    ("cleanup",),
+    ("remove", 1),
     ("cleanup",),
 )
 
@@ -217,9 +232,9 @@ def _qt_label(name: str, ident, before: dict, after: dict, capacity: int) -> str
     return "cleanup: nothing to merge"
 
 
-def quadtree_array_stepper(operations=ARRAY_OPERATIONS, *, world=(0, 0, 64, 64), capacity: int = 2,
+def quadtree_array_stepper(operations=ARRAY_OPERATIONS, *, world=(0, 0, 64, 64), capacity: int = 1,
                            max_depth: int = 3, **stepper_options):
-    """A :class:`~lessons_lib.widgets.Stepper` through a real :class:`Quadtree`'s arrays: split, remove, cleanup.
+    """A :class:`LaidOutStepper` through a real :class:`Quadtree`'s arrays: split, remove, cleanup.
 
     Each frame records copies of the tree's public arrays after one operation:
     ``nodes`` (``[first, count]`` per node, ``count == -1`` for a branch),
@@ -229,7 +244,8 @@ def quadtree_array_stepper(operations=ARRAY_OPERATIONS, *, world=(0, 0, 64, 64),
     index; the boxes) beside the arrays, entries changed by the step in
     orange and free-list holes in grey. A split takes a block of four nodes;
     a remove puts element nodes on their free list and lowers a leaf's count;
-    ``cleanup()`` gives the block back and the parent is a leaf again.
+    ``cleanup()`` gives the block back and the parent is a leaf again, one
+    level per call. The still shows the key steps one above the other.
 
     Parameters
     ----------
@@ -243,12 +259,13 @@ def quadtree_array_stepper(operations=ARRAY_OPERATIONS, *, world=(0, 0, 64, 64),
     max_depth : int
         Deepest level, 1 to 4.
     **stepper_options
-        Passed to :class:`~lessons_lib.widgets.Stepper`.
+        Passed to :class:`LaidOutStepper`; default ``key_steps``: the second
+        split, the state after the removes, and each cleanup.
 
     Returns
     -------
-    Stepper
-        Frames are dicts with keys ``label``, ``id``, ``boxes`` (id -> box),
+    LaidOutStepper
+        Frames are dicts with keys ``step``, ``label``, ``id``, ``boxes`` (id -> box),
         ``nodes`` and ``enodes`` (int32 copies of the rows handed out),
         ``node_meta`` and ``enode_meta`` (int64 ``[used, head]``), ``free_nodes``
         and ``free_enodes`` (sets of free indices), ``index``, ``rect``,
@@ -269,10 +286,10 @@ def quadtree_array_stepper(operations=ARRAY_OPERATIONS, *, world=(0, 0, 64, 64),
     Example
     -------
     >>> s = quadtree_array_stepper()
-    >>> s.frame(3)["label"].startswith("insert box 2: node 0 passes capacity 2 and splits: children block 1..4")
+    >>> s.frame(2)["label"].startswith("insert box 1: node 0 passes capacity 1 and splits: children block 1..4")
     True
-    >>> s.frame(6)["live"] < s.frame(3)["live"]
-    True
+    >>> [s.frame(i)["live"] for i in (3, 6, 8)]
+    [9, 5, 1]
     """
     ops = list(operations)
     if len(ops) > 10:
@@ -286,6 +303,7 @@ def quadtree_array_stepper(operations=ARRAY_OPERATIONS, *, world=(0, 0, 64, 64),
     w = qt.world
     boxes: dict = {}
     frames = [_qt_record(qt, boxes, "empty tree: the root (node 0) is an empty leaf", None)]
+    frames[0]["step"] = 0
     for k, op in enumerate(ops, 1):
         if not isinstance(op, (tuple, list)) or not op or op[0] not in ("insert", "remove", "cleanup") \
                 or len(op) != {"insert": 3, "remove": 2, "cleanup": 1}[op[0]]:
@@ -302,6 +320,7 @@ def quadtree_array_stepper(operations=ARRAY_OPERATIONS, *, world=(0, 0, 64, 64),
             qt.cleanup()
         after = _qt_record(qt, boxes, "", ident)
         after["label"] = _qt_label(name, ident, frames[-1], after, qt.capacity)
+        after["step"] = k
         frames.append(after)
     width = max(max(len(f["nodes"]), len(f["enodes"])) for f in frames)
 
@@ -324,14 +343,15 @@ def quadtree_array_stepper(operations=ARRAY_OPERATIONS, *, world=(0, 0, 64, 64),
                                    linewidth=0.8))
             new = prev is not None and (i >= len(prev["nodes"]) or i in prev["free_nodes"]
                                         or prev["nodes"][i, 1] == BRANCH)
-            ax.text(r[0] + 1, r[3] - 1, f"node {int(i)}", fontsize="x-small", va="top",
-                    color="tab:orange" if new else "0.4")
+            ax.text(r[0] + 1, r[3] - 1, f"{int(i)}", fontsize="small", va="top",
+                    color=style.VERMILLION if new else "0.35", fontweight="bold" if new else "normal")
         ids = sorted(frame["boxes"])
         if ids:
             b = np.array([frame["boxes"][i] for i in ids])
             viz.draw_boxes(ax, b, ids=np.array(ids), label="box", annotate=True)
         viz.set_world(ax, w)
-        viz.style_world_axes(ax, title="the tree (leaves, computed rectangles)", legend=False)
+        viz.style_world_axes(ax, title="leaves, node index in the corner", legend=False)
+        ax.set(xticks=[], yticks=[], xlabel="", ylabel="")
         ax.title.set_fontsize("small")
         # the arrays
         p = prev
@@ -356,19 +376,24 @@ def quadtree_array_stepper(operations=ARRAY_OPERATIONS, *, world=(0, 0, 64, 64),
             moved_ = p is not None and h != int(p[key][HEAD])
             heads.append((f"{what} free head = {h}", moved_))
         for k, (txt, moved_) in enumerate(heads):
-            tab.text(-1.6 + 4.6 * k, -0.8, txt, fontsize="small", va="center",
-                     color="tab:orange" if moved_ else "black")
-        tab.set_xlim(-1.8, max(width, 6) + 0.2)
+            tab.text(-1.6 + 6.0 * k, -0.8, txt, fontsize="small", va="center",
+                     color=style.VERMILLION if moved_ else "black", fontweight="bold" if moved_ else "normal")
+        tab.set_xlim(-1.8, max(width, 10) + 0.2)
         tab.set_ylim(-1.3, 5.9)
         tab.set_aspect("equal")
         tab.set_yticks([])
         tab.set_xticks([])
-        tab.set_xlabel("index; orange: changed by this step, grey: on a free list", fontsize="x-small")
-        tab.set_title(frame["label"], fontsize="small", wrap=True)
+        tab.set_xlabel("index; orange: changed by this step, grey: on a free list", fontsize="small")
+        tab.set_title(f"step {frame['step']}: {frame['label']}", fontsize="small", loc="left", wrap=True)
 
+    # the still: the last split, the tree after the removes before the first cleanup, and every cleanup
+    splits = [i for i, f in enumerate(frames) if "splits" in f["label"]]
+    cleanups = [i for i, f in enumerate(frames) if f["label"].startswith("cleanup")]
+    key = sorted(set(splits[-1:] + [c - 1 for c in cleanups[:1]] + cleanups))
+    options = {"figsize": (9.0, 3.3), "still_ncols": 1, "still_panel_size": (8.6, 3.1),
+               **({"key_steps": key} if len(key) >= 2 else {}), **stepper_options}
     return Stepper(frames, draw, labels=[f["label"] for f in frames],
-                   title="The compact quadtree's arrays: split, remove, cleanup",
-                   **{"figsize": (8.5, 3.3), "dpi": 64, **stepper_options})
+                          title="The compact quadtree's arrays: split, remove, cleanup", **options)
 
 
 def _rect(i, face, edge, ls, alpha=1.0, lw=1.0, label=None):
@@ -734,6 +759,95 @@ def capacity_depth_sweep(n=100_000, *, capacities=(1, 2, 4, 8, 16, 32, 64), dept
                          "pairs_ms": 1e3 * pairs_s, "frame_ms": 1e3 * frame_s,
                          "bytes_per_element": fresh.memory_bytes() / n, "nodes": fresh.node_count(),
                          "enodes_per_element": int(fresh.enode_meta[0]) / n, "depth": fresh.depth()})
+    return rows
+
+
+def sweep_map(ax, table, column: str, *, title: str | None = None, mark_best: bool = True):
+    """Draw one column of a stored :func:`capacity_depth_sweep` as a capacity x max_depth map.
+
+    Each cell is coloured on a log scale (darker: larger) and carries its value;
+    with ``mark_best`` the smallest value of each row (each capacity) is outlined
+    (inside the cell, so that outlines in neighbouring rows stay apart).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    table : Results
+        The stored sweep (``load_results("quadtree_sweep")``): columns ``capacity``,
+        ``max_depth`` and ``column``.
+    column : str
+        The measure to draw, e.g. ``"frame_ms"`` or ``"bytes_per_element"``.
+    title : str, optional
+        Axes title (default: the column name).
+
+    Returns
+    -------
+    matplotlib.image.AxesImage
+        For a colour bar.
+
+    Raises
+    ------
+    KeyError
+        A column the table does not have.
+    """
+    from matplotlib.colors import LogNorm
+
+    caps, depths = sorted(table.unique("capacity")), sorted(table.unique("max_depth"))
+    grid = np.array([[table.where(capacity=c, max_depth=d)[column][0] for d in depths] for c in caps], float)
+    im = ax.imshow(grid, origin="lower", cmap="viridis_r", norm=LogNorm(), aspect="auto")
+    middle = np.exp(np.log(grid).mean())
+    for r in range(len(caps)):
+        for c in range(len(depths)):
+            ax.text(c, r, f"{grid[r, c]:.0f}", ha="center", va="center", fontsize="x-small",
+                    color="white" if grid[r, c] > middle else "black")
+        if mark_best:
+            b = int(np.argmin(grid[r]))
+            # inset, so that the outlines of neighbouring rows never merge into one staircase
+            ax.add_patch(Rectangle((b - 0.43, r - 0.4), 0.86, 0.8, fill=False, edgecolor=style.VERMILLION, linewidth=2))
+    ax.set_xticks(range(len(depths)), depths)
+    ax.set_yticks(range(len(caps)), caps)
+    ax.set(xlabel="max_depth", ylabel="capacity", title=title or column)
+    return im
+
+
+def sweep_summary(table, advised_depth: int) -> list[dict]:
+    """Per capacity of a stored sweep: the fastest ``max_depth`` for a frame, against ``advised_depth``.
+
+    Returns
+    -------
+    list of dict
+        ``capacity, best_depth, best_frame_ms, advised_frame_ms, best_leaves_per_box,
+        advised_leaves_per_box`` (element nodes per element: in how many leaves a box
+        lies on average), one row per capacity, in increasing capacity.
+    """
+    rows = []
+    for cap in sorted(table.unique("capacity")):
+        t = table.where(capacity=cap)
+        best = int(np.argmin(t["frame_ms"]))
+        adv = t.where(max_depth=int(advised_depth))
+        rows.append({"capacity": int(cap), "best_depth": int(t["max_depth"][best]),
+                     "best_frame_ms": float(t["frame_ms"][best]), "advised_frame_ms": float(adv["frame_ms"][0]),
+                     "best_leaves_per_box": float(t["enodes_per_element"][best]),
+                     "advised_leaves_per_box": float(adv["enodes_per_element"][0])})
+    return rows
+
+
+def cleanup_summary(table) -> list[dict]:
+    """Per way of a stored :func:`cleanup_frames` run: frames, median and spread of the frame time, blocks.
+
+    Returns
+    -------
+    list of dict
+        ``way, frames, median_ms, p10_ms, p90_ms, blocks_freed, blocks_taken``, one row
+        per way (``deferred``, ``immediate``).
+    """
+    rows = []
+    for way in table.unique("way"):
+        r = table.where(way=way)
+        p10, p50, p90 = np.percentile(r["frame_ms"], [10, 50, 90])
+        rows.append({"way": way, "frames": len(r), "median_ms": float(p50), "p10_ms": float(p10),
+                     "p90_ms": float(p90), "blocks_freed": int(r["freed"].sum()),
+                     "blocks_taken": int(r["allocated"].sum())})
     return rows
 
 

@@ -1,7 +1,10 @@
 """Lessons 09-10's lab: R-tree splits stepped through, the nodes a query enters, and the stored measurements.
 
-* :func:`split_stepper`, :func:`reinsert_stepper`, :func:`visited_nodes`, :func:`mean_visits`: what lesson 09
-  draws and counts;
+* :func:`split_stepper`, :func:`reinsert_stepper`, :func:`deletion_stepper`, :func:`visited_nodes`,
+  :func:`mean_visits`, :func:`split_area_ratios`: what lesson 09 draws and counts;
+* :func:`packing_stepper`, :func:`kd_split_stepper`, :func:`draw_curves`, :func:`loader_quality`,
+  :func:`plot_visits`, :func:`sliced_runs`,
+  :func:`article_str_groups`, :func:`leaf_rects`, :func:`leaves_met`: what lesson 10 draws and counts;
 * :func:`loader_costs` and :func:`median_costs`: the build and pair-search times
   of every way to make a tree (inserts, R*, the three packings, the k-d tree)
   as ``n`` grows, and the median by sorting against selection; too slow for a
@@ -15,18 +18,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import viz
+from .. import style, viz
 from ..base import STRUCTURES
 from ..geometry import as_boxes, boxes_overlap
 from ..structures.bulk_rtree import METHODS, BulkRTree, pack_order, str_groups
 from ..structures.kdtree import KDTree
 from ..structures.rtree import LOG_COLS
 from ..structures.rtree_nodes import NodeArrays, centres_of, query_with_visits
-from ..widgets import Stepper
+from ..widgets import Stepper, figure_png
 
-__all__ = ["split_stepper", "reinsert_frames", "reinsert_stepper", "packing_stepper", "kd_split_stepper", "PACKING_NAMES",
-           "visited_nodes", "mean_visits", "LOADERS", "loader_costs", "median_costs",
-           "store_results", "LOADER_RESULTS", "MEDIAN_RESULTS"]
+__all__ = ["split_stepper", "reinsert_frames", "reinsert_stepper", "deletion_stepper", "packing_stepper",
+           "kd_split_stepper", "PACKING_NAMES", "visited_nodes", "mean_visits", "split_area_ratios",
+           "QUALITY_LOADERS", "loader_quality", "plot_visits", "draw_curves", "sliced_runs", "article_str_groups", "leaf_rects", "leaves_met",
+           "LOADERS", "loader_costs", "median_costs", "store_results", "LOADER_RESULTS", "MEDIAN_RESULTS"]
 
 #: The stored measurements (``data/results/<name>.csv``).
 LOADER_RESULTS = "tree_loaders"
@@ -44,10 +48,13 @@ LOADERS = {
 
 
 # --------------------------------------------------------------------------
+# A Stepper whose still (the picture a notebook keeps without a kernel) stays readable
+# --------------------------------------------------------------------------
+# --------------------------------------------------------------------------
 # A Stepper through inserts, showing each split and its seeds
 # --------------------------------------------------------------------------
-def split_stepper(boxes, *, structure="rtree", title=None, **params):
-    """A :class:`~lessons_lib.widgets.Stepper` inserting ``boxes`` one by one, showing every split.
+def split_stepper(boxes, *, structure="rtree", title=None, key_steps=None, **params):
+    """A :class:`Stepper` inserting ``boxes`` one by one, showing every split.
 
     Each frame draws the nodes by depth, the boxes inserted so far (the new one
     highlighted) and, when the insert split nodes, the two groups' new boxes in
@@ -59,6 +66,10 @@ def split_stepper(boxes, *, structure="rtree", title=None, **params):
         At most 60 closed boxes.
     structure : {"rtree", "rstar_tree"}
     title : str, optional
+    key_steps : sequence of int, optional
+        The steps of the still. Default: the step before the first split, the
+        first split, the first split of the root's children (the tree grows to
+        height 3; the second split if it never does) and the last step.
     **params
         Tree parameters (e.g. ``max_entries=4, split="linear"``); ``figsize`` too.
 
@@ -99,13 +110,20 @@ def split_stepper(boxes, *, structure="rtree", title=None, **params):
             seeds = np.concatenate([splits[:, 3:7], splits[:, 7:11]])
             seeds = seeds[~np.isnan(seeds).any(axis=1)]
             if len(seeds):
-                viz.draw_boxes(ax, seeds, color="tab:red", alpha=0.35, label="split seeds", zorder=2.5)
+                viz.draw_boxes(ax, seeds, color=style.VERMILLION, alpha=0.45, label="split seeds", zorder=2.5)
         viz.set_world(ax, world)
         viz.style_world_axes(ax, title=f"{k} boxes, height {len(levels)}"
                              + (f", {len(splits)} split(s)" if len(splits) else ""))
 
-    return Stepper(frames, draw, labels=labels, figsize=figsize,
-                   title=title or f"{type(tree).__name__} (M={tree.max_entries}, {getattr(tree, 'split', 'R*')}): inserts and splits")
+    if key_steps is None:
+        split_at = [i for i, f in enumerate(frames) if len(f[2])]
+        taller = [i for i, f in enumerate(frames) if len(f[0]) >= 3]
+        key_steps = [0, len(frames) - 1]
+        if split_at:
+            third = taller[0] if taller else split_at[min(1, len(split_at) - 1)]
+            key_steps = sorted({max(split_at[0] - 1, 0), split_at[0], third, len(frames) - 1})
+    return Stepper(frames, draw, labels=labels, figsize=figsize, key_steps=key_steps,
+                      title=title or f"{type(tree).__name__} (M={tree.max_entries}, {getattr(tree, 'split', 'R*')}): inserts and splits")
 
 
 # --------------------------------------------------------------------------
@@ -224,8 +242,8 @@ def reinsert_frames(boxes, *, max_entries: int = 5, reinsert_fraction: float = 0
 
 
 def reinsert_stepper(boxes, *, max_entries: int = 5, reinsert_fraction: float = 0.4, which: int = 0,
-                     title=None, figsize=(6.5, 5), **stepper_options):
-    """A :class:`~lessons_lib.widgets.Stepper` through one R* forced reinsertion (:func:`reinsert_frames`).
+                     title=None, figsize=(6.5, 5), key_steps=(1, 2, 3, -1), **stepper_options):
+    """A :class:`Stepper` through one R* forced reinsertion (:func:`reinsert_frames`).
 
     Frames: the tree before the insert (new box dashed); the overflowing leaf
     with its ``M + 1`` entries, its centre and their distances (the ``p``
@@ -238,6 +256,9 @@ def reinsert_stepper(boxes, *, max_entries: int = 5, reinsert_fraction: float = 
         As :func:`reinsert_frames`.
     title : str, optional
     figsize : tuple of 2 floats
+    key_steps : sequence of int
+        The steps of the still: by default the overflow, the entries taken out,
+        the first one back in and the tree after.
     **stepper_options
         Passed to :class:`~lessons_lib.widgets.Stepper` (``dpi``, ``interval``).
 
@@ -256,12 +277,12 @@ def reinsert_stepper(boxes, *, max_entries: int = 5, reinsert_fraction: float = 
         levels = fr["levels"]
         depth_of = [np.full(len(r), d, np.int64) for d, r in enumerate(levels)]
         viz.draw_regions(ax, (np.concatenate(levels), np.concatenate(depth_of)), max_depth=max_depth,
-                         label="node before the insert" if fr["stage"] != "after" else "node after the insert")
+                         label="node (colour = depth)")
         viz.draw_boxes(ax, b[:k], annotate=True, label="box")
         viz.draw_boxes(ax, b[[k]], fill=False, color="black", linestyle="--", linewidth=1.5,
-                       label=f"new box {k}", zorder=5)
+                       label="new box", zorder=5)
         if fr["leaf"] is not None:
-            viz.draw_boxes(ax, fr["leaf"][None, :], fill=False, color="magenta", linewidth=2.5,
+            viz.draw_boxes(ax, fr["leaf"][None, :], fill=False, color=style.NEW_COLOR, linewidth=2.5,
                            label="overflowing leaf", zorder=6)
         if fr["stage"] == "overflow":
             cx, cy = fr["centre"]
@@ -269,18 +290,18 @@ def reinsert_stepper(boxes, *, max_entries: int = 5, reinsert_fraction: float = 
             for i in fr["entries"]:
                 ex, ey = 0.5 * (b[i, 0] + b[i, 2]), 0.5 * (b[i, 1] + b[i, 3])
                 far = i in fr["removed"]
-                ax.plot([cx, ex], [cy, ey], color="tab:red" if far else "0.3", linewidth=1.5 if far else 0.8,
+                ax.plot([cx, ex], [cy, ey], color=style.VERMILLION if far else "0.3", linewidth=1.5 if far else 0.8,
                         zorder=7)
         out = [i for i in fr["removed"] if i not in fr["done"]] if fr["stage"] != "overflow" else fr["removed"]
         if fr["stage"] in ("overflow", "removed", "reinsert") and out:
-            viz.draw_boxes(ax, b[out], color="tab:red", alpha=0.45, label=f"{fr['p']} farthest: taken out",
+            viz.draw_boxes(ax, b[out], color=style.VERMILLION, alpha=0.45, label="taken out",
                            zorder=6)
         if fr["done"]:
-            viz.draw_boxes(ax, b[fr["done"]], color="tab:green", alpha=0.45, label="reinserted", zorder=6)
+            viz.draw_boxes(ax, b[fr["done"]], color=style.GREEN, alpha=0.45, label="reinserted", zorder=6)
             if fr["stage"] == "reinsert":
                 last = fr["done"][-1]
-                viz.draw_boxes(ax, fr["landed"][last][None, :], fill=False, color="tab:green", linewidth=2.5,
-                               linestyle=":", label=f"leaf where {last} ends", zorder=6)
+                viz.draw_boxes(ax, fr["landed"][last][None, :], fill=False, color=style.GREEN, linewidth=2.5,
+                               linestyle=":", label="leaf it lands in", zorder=6)
         viz.set_world(ax, world)
         stage = {"before": f"before inserting box {k}", "overflow": f"leaf overflows: {len(fr['entries'])} entries",
                  "removed": f"{fr['p']} farthest taken out", "reinsert": f"reinserted {len(fr['done'])}/{fr['p']}",
@@ -288,9 +309,58 @@ def reinsert_stepper(boxes, *, max_entries: int = 5, reinsert_fraction: float = 
         viz.style_world_axes(ax, title=stage[fr["stage"]])
 
     labels = [f"{i}/{len(frames) - 1}: {f['note']}" for i, f in enumerate(frames)]
-    return Stepper(frames, draw, labels=labels, figsize=figsize,
-                   title=title or f"R*-tree forced reinsertion (M={max_entries}, p={frames[0]['p']})",
-                   **stepper_options)
+    return Stepper(frames, draw, labels=labels, figsize=figsize, key_steps=key_steps,
+                      title=title or f"R*-tree forced reinsertion (M={max_entries}, p={frames[0]['p']})",
+                      **stepper_options)
+
+
+# --------------------------------------------------------------------------
+# A Stepper through deletions (CondenseTree)
+# --------------------------------------------------------------------------
+def deletion_stepper(boxes, remove, *, max_entries: int = 4, min_entries: int = 2, world=None, title=None,
+                     key_steps=None, **stepper_options):
+    """A :class:`Stepper` inserting ``boxes`` into an R-tree, then removing the ids ``remove`` one by one.
+
+    Box ``i`` gets id ``i``. The frames are those of
+    :meth:`~lessons_lib.widgets.Stepper.from_operations` (new node boxes drawn
+    thick, freed ones dashed).
+
+    Parameters
+    ----------
+    boxes : array_like, shape (n, 4)
+        Closed boxes, world units.
+    remove : sequence of int
+        Ids to remove, in order.
+    max_entries, min_entries : int
+        The tree's ``M`` and ``m``.
+    world : array_like, shape (4,), optional
+        The tree's world (default: the boxes' covering box).
+    title : str, optional
+    key_steps : sequence of int, optional
+        The steps of the still. Default: the last insert, the removal just
+        before the first one that dissolves a node (the region count drops),
+        that removal, and the last step.
+    **stepper_options
+        Passed to :class:`~lessons_lib.widgets.Stepper` (``figsize``, ``dpi``, ``interval``).
+
+    Raises
+    ------
+    ValueError, KeyError
+        Bad boxes or parameters, an id in ``remove`` that is not stored.
+    """
+    b = as_boxes(boxes)
+    world = viz.covering_box(b) if world is None else world
+    ops = [("insert", i, b[i]) for i in range(len(b))] + [("remove", int(i)) for i in remove]
+    tree = STRUCTURES["rtree"](max_entries=max_entries, min_entries=min_entries, world=world)
+    st = Stepper.from_operations(tree, ops, title=title or f"RTree(M={max_entries}, m={min_entries}): "
+                                    f"{len(b)} inserts, then {len(remove)} deletions",
+                                    key_steps=key_steps, **stepper_options)
+    if key_steps is None:
+        regions = [len(st.frame(i).rects) for i in range(len(st))]
+        drops = [i for i in range(len(b) + 1, len(st)) if regions[i] < regions[i - 1]]
+        last = len(st) - 1
+        st.key_steps = sorted({len(b), max(drops[0] - 1, len(b)), drops[0], last}) if drops else [len(b), last]
+    return st
 
 
 def visited_nodes(nodes: NodeArrays, box) -> tuple[np.ndarray, np.ndarray]:
@@ -322,6 +392,44 @@ def mean_visits(tree, queries) -> float:
     if len(qs) == 0:
         return 0.0
     return float(np.mean([query_with_visits(tree.nodes, tree.elements.boxes, q)[1] for q in qs]))
+
+
+def split_area_ratios(nodes: int = 300, entries: int = 9, min_entries: int = 3, seed: int = 3,
+                      methods=("quadratic", "linear")) -> dict:
+    """How much area Guttman's heuristics give away against the exhaustive split, on random overfull nodes.
+
+    Each of ``nodes`` nodes holds ``entries`` random boxes (lower corners
+    uniform in 0..100, sides 1..20); each is split by every method of
+    :func:`~lessons_lib.structures.rtree.split_entries` with at least
+    ``min_entries`` per group. The measure is the total area of the two
+    groups' covering boxes divided by the exhaustive split's (the optimum), so
+    1.0 is optimal.
+
+    Returns
+    -------
+    dict
+        ``method -> numpy.ndarray`` of ``nodes`` ratios (>= 1).
+
+    Sources: [Guttman1984].
+    """
+    from ..structures.rtree import split_entries
+
+    def total_area(b, groups):
+        out = 0.0
+        for g in (0, 1):
+            s = b[groups == g]
+            out += (s[:, 2].max() - s[:, 0].min()) * (s[:, 3].max() - s[:, 1].min())
+        return out
+
+    rng = np.random.default_rng(seed)
+    ratios = {m: [] for m in methods}
+    for _ in range(nodes):
+        corner = rng.uniform(0, 100, size=(entries, 2))
+        b = np.column_stack([corner, corner + rng.uniform(1, 20, size=(entries, 2))])
+        best = total_area(b, split_entries(b, min_entries, "exhaustive"))
+        for m in methods:
+            ratios[m].append(total_area(b, split_entries(b, min_entries, m)) / best)
+    return {m: np.array(r) for m, r in ratios.items()}
 
 
 # --------------------------------------------------------------------------
@@ -440,8 +548,8 @@ if __name__ == "__main__":  # pragma: no cover - a maintenance command
 PACKING_NAMES = {"nearest_x": "Nearest-X", "str": "STR", "hilbert": "Hilbert"}
 
 
-def packing_stepper(boxes, methods=METHODS, *, max_entries=4, title=None, figsize=(5.4, 4.0), dpi=60):
-    """A :class:`~lessons_lib.widgets.Stepper` packing ``boxes`` bottom-up, one tree level per frame.
+def packing_stepper(boxes, methods=METHODS, *, max_entries=4, title=None, figsize=(5.4, 4.0), dpi=100, key_steps=None):
+    """A :class:`Stepper` packing ``boxes`` bottom-up, one tree level per frame.
 
     For each method, the first frame draws the boxes and the order in which
     the leaves take them (a line through the centres, from the same
@@ -461,6 +569,8 @@ def packing_stepper(boxes, methods=METHODS, *, max_entries=4, title=None, figsiz
         ``M`` of the trees (>= 2).
     title, figsize, dpi
         As for :class:`~lessons_lib.widgets.Stepper`.
+    key_steps : sequence of int, optional
+        The steps of the still; default: the leaves of each method.
 
     Returns
     -------
@@ -508,27 +618,30 @@ def packing_stepper(boxes, methods=METHODS, *, max_entries=4, title=None, figsiz
         viz.draw_boxes(ax, b, color="0.6", alpha=0.25, label="box")
         if lvl <= 0:
             c = centres[frame["order"]]
-            ax.plot(c[:, 0], c[:, 1], "-", color="tab:purple", lw=1.2 if lvl < 0 else 0.6,
-                    alpha=1.0 if lvl < 0 else 0.5, label="packing order", zorder=3)
-            ax.plot(c[:1, 0], c[:1, 1], "o", color="tab:purple", ms=5, label="first box", zorder=3)
+            ax.plot(c[:, 0], c[:, 1], "-", color=style.PURPLE, lw=1.2 if lvl < 0 else 0.8,
+                    alpha=1.0 if lvl < 0 else 0.6, label="packing order", zorder=3)
+            ax.plot(c[:1, 0], c[:1, 1], "o", color=style.PURPLE, ms=5, label="first box", zorder=3)
         for below in range(max(lvl, 0)):
             viz.draw_regions(ax, (levels[below], np.full(len(levels[below]), top - 1 - below)), color="0.45",
                              linewidth=0.8, label="levels below" if below == 0 else None)
         if lvl >= 0:
-            viz.draw_regions(ax, (levels[lvl], np.zeros(len(levels[lvl]), np.int64)), color="tab:red",
-                             linewidth=2.2, label=f"level {lvl} nodes", zorder=4)
-            title = f"{name}, M = {max_entries}: level {lvl}, {viz.plural(len(levels[lvl]), 'node')}"
+            viz.draw_regions(ax, (levels[lvl], np.zeros(len(levels[lvl]), np.int64)), color=style.VERMILLION,
+                             linewidth=2.2, label="nodes of this level", zorder=4)
+            title = f"{name}: level {lvl}, {viz.plural(len(levels[lvl]), 'node')}"
         else:
-            title = f"{name}: the order the leaves take the boxes"
+            title = f"{name}: the packing order"
         viz.set_world(ax, world)
         viz.style_world_axes(ax, title=title)
 
-    return Stepper(frames, draw, labels=labels, figsize=figsize, dpi=dpi,
-                   title=title or f"Packing {len(b)} boxes bottom-up, M = {max_entries}")
+    if key_steps is None:
+        key_steps = [i for i, f in enumerate(frames) if f["level"] == 0]
+    return Stepper(frames, draw, labels=labels, figsize=figsize, dpi=dpi, key_steps=key_steps,
+                      title=title or f"Packing {len(b)} boxes bottom-up, M = {max_entries}")
 
 
-def kd_split_stepper(boxes, *, capacity=4, split_axis="alternate", title=None, figsize=(5.4, 4.0), dpi=60):
-    """A :class:`~lessons_lib.widgets.Stepper` through a k-d tree's median splits, one split per frame.
+def kd_split_stepper(boxes, *, capacity=4, split_axis="alternate", title=None, figsize=(5.4, 4.0), dpi=100,
+                     key_steps=None):
+    """A :class:`Stepper` through a k-d tree's median splits, one split per frame.
 
     The splits are those :class:`~lessons_lib.structures.kdtree.KDTree` makes
     when built from ``boxes``: a node holding more than ``capacity`` boxes is
@@ -551,6 +664,9 @@ def kd_split_stepper(boxes, *, capacity=4, split_axis="alternate", title=None, f
     split_axis : {"alternate", "spread"}
     title, figsize, dpi
         As for :class:`~lessons_lib.widgets.Stepper`.
+    key_steps : sequence of int, optional
+        The steps of the still; default: the first split, the first split at
+        depth 1, the first at depth 2, and the node bounds.
 
     Returns
     -------
@@ -624,15 +740,16 @@ def kd_split_stepper(boxes, *, capacity=4, split_axis="alternate", title=None, f
             draw_cut(ax, cell, axis, value, color="0.45", lw=0.8, label="earlier cuts" if k == 0 else None)
         if frame["kind"] == "split":
             f = frame
-            viz.draw_boxes(ax, [f["cell"]], color="gold", alpha=0.2, linewidth=0, label="cell being split", zorder=0.5)
-            viz.draw_boxes(ax, b[f["left"]], color="tab:blue", alpha=0.35, label="left / below half")
-            viz.draw_boxes(ax, b[f["right"]], color="tab:green", alpha=0.35, label="right / above half")
-            viz.draw_boxes(ax, b[[f["median"]]], color="tab:red", alpha=0.6, label="median box", zorder=3)
-            draw_cut(ax, f["cell"], f["axis"], f["value"], color="tab:red", lw=2.2, label="the cut", zorder=4)
+            viz.draw_boxes(ax, [f["cell"]], color=style.YELLOW, alpha=0.25, linewidth=0, label="cell being split",
+                           zorder=0.5)
+            viz.draw_boxes(ax, b[f["left"]], color=style.BLUE, alpha=0.35, label="left / below half")
+            viz.draw_boxes(ax, b[f["right"]], color=style.GREEN, alpha=0.35, label="right / above half")
+            viz.draw_boxes(ax, b[[f["median"]]], color=style.VERMILLION, alpha=0.6, label="median box", zorder=3)
+            draw_cut(ax, f["cell"], f["axis"], f["value"], color=style.VERMILLION, lw=2.2, label="the cut", zorder=4)
             title = f"depth {f['depth']}: {'xy'[f['axis']]} = {f['value']:.1f} splits {len(f['left']) + len(f['right'])} boxes"
         elif frame["kind"] == "bounds":
             viz.draw_boxes(ax, b, color="0.6", alpha=0.25, label="box")
-            viz.draw_regions(ax, (frame["bounds"], np.zeros(len(frame["bounds"]), np.int64)), color="tab:red",
+            viz.draw_regions(ax, (frame["bounds"], np.zeros(len(frame["bounds"]), np.int64)), color=style.VERMILLION,
                              linewidth=1.2, label="node bounds", zorder=3)
             title = f"node bounds ({len(frame['bounds'])} nodes)"
         else:
@@ -641,5 +758,172 @@ def kd_split_stepper(boxes, *, capacity=4, split_axis="alternate", title=None, f
         viz.set_world(ax, world)
         viz.style_world_axes(ax, title=title)
 
-    return Stepper(frames, draw, labels=labels, figsize=figsize, dpi=dpi,
-                   title=title or f"k-d tree median splits ({split_axis} axes)")
+    if key_steps is None:
+        first = {}
+        for i, f in enumerate(frames):
+            if f["kind"] == "split":
+                first.setdefault(f["depth"], i)
+        key_steps = sorted({first[d] for d in (0, 1, 2) if d in first} | {len(frames) - 1})
+    return Stepper(frames, draw, labels=labels, figsize=figsize, dpi=dpi, key_steps=key_steps,
+                      title=title or f"k-d tree median splits ({split_axis} axes)")
+
+
+# --------------------------------------------------------------------------
+# Lesson 10: tree quality by loader, and STR's slices read two ways
+# --------------------------------------------------------------------------
+#: The trees lesson 10 compares, by name: (structure, parameters); all with ``max_entries=16``.
+QUALITY_LOADERS = {
+    "insert quadratic": ("rtree", {}),
+    "insert R*": ("rstar_tree", {}),
+    "nearest_x": ("bulk_rtree", {"method": "nearest_x"}),
+    "nearest_x variance": ("bulk_rtree", {"method": "nearest_x", "sort_axis": "variance"}),
+    "str": ("bulk_rtree", {"method": "str"}),
+    "hilbert": ("bulk_rtree", {"method": "hilbert"}),
+}
+
+
+def loader_quality(scenes=("random", "clustered", "mixed_sizes", "xline"), n: int = 3000, *, queries=None,
+                   seed: int = 2, max_entries: int = 16, loaders=None) -> list[dict]:
+    """Quality of the tree every loader builds on each scene: nodes, leaf margin and overlap, node visits.
+
+    Parameters
+    ----------
+    scenes : sequence of str
+        Scene names of :func:`~lessons_lib.scenes.make_scene`.
+    n : int
+        Boxes per scene.
+    queries : array_like, shape (q, 4), optional
+        Query boxes; default 300 squares of 20 x 20 units with lower corners
+        uniform in 0..780 (seed 1).
+    seed : int
+        The scenes' seed.
+    max_entries : int
+        ``M`` of every tree.
+    loaders : dict, optional
+        ``name -> (structure, parameters)``; default :data:`QUALITY_LOADERS`.
+
+    Returns
+    -------
+    list of dict
+        ``scene, loader, nodes, leaf_margin, leaf_overlap, overlap`` (all levels)
+        and ``visits`` (mean nodes entered per query), one row per scene and loader.
+    """
+    from ..scenes import make_scene
+
+    if queries is None:
+        corners = np.random.default_rng(1).uniform(0, 780, size=(300, 2))
+        queries = np.column_stack([corners, corners + 20])
+    rows = []
+    for scene in scenes:
+        b = make_scene(scene, n, seed=seed)
+        for name, (structure, params) in (loaders or QUALITY_LOADERS).items():
+            t = STRUCTURES[structure].from_boxes(b, max_entries=max_entries, **params)
+            q = t.quality()
+            rows.append({"scene": scene, "loader": name, "nodes": int(t.nodes.n_nodes()),
+                         "leaf_margin": float(q[-1].margin), "leaf_overlap": float(q[-1].overlap),
+                         "overlap": float(sum(r.overlap for r in q)), "visits": mean_visits(t, queries)})
+    return rows
+
+
+def plot_visits(ax, rows) -> None:
+    """Grouped bars of :func:`loader_quality` rows: nodes entered per query, one group per scene, one bar per loader.
+
+    The legend is the caller's (``fig.legend(...)`` outside the data).
+    """
+    scenes = list(dict.fromkeys(r["scene"] for r in rows))
+    names = list(dict.fromkeys(r["loader"] for r in rows))
+    visits = {(r["scene"], r["loader"]): r["visits"] for r in rows}
+    width = 0.8 / max(1, len(names))
+    for k, name in enumerate(names):
+        ax.bar(np.arange(len(scenes)) + k * width, [visits[s, name] for s in scenes], width, label=name)
+    ax.set_xticks(np.arange(len(scenes)) + 0.4 - width / 2, scenes)
+    ax.set(xlabel="scene", ylabel="nodes entered per query (mean)")
+
+
+def draw_curves(axes) -> None:
+    """Draw the Hilbert (orders 1, 2, 3), Peano (1, 2, 3) and Z-order (1, 2, 3) curves on a 3 x 3 grid of axes.
+
+    Each panel draws the curve through the cell centres, its start (a dot) and
+    its end (a square); the first panel's lines carry the legend labels.
+    Sources: [Hilbert1891], [Morton1966].
+    """
+    from ..structures import curves
+
+    rows = (("Hilbert", curves.hilbert_curve, (1, 2, 3)), ("Peano", curves.peano_curve, (1, 2, 3)),
+            ("Z-order", curves.morton_curve, (1, 2, 3)))
+    for row, (name, make, orders) in enumerate(rows):
+        for ax, k in zip(np.asarray(axes)[row], orders):
+            pts = make(k) + 0.5
+            side = int(pts.max() + 0.5)
+            ax.plot(pts[:, 0], pts[:, 1], color=style.BLUE, linewidth=1.2 if side < 20 else 0.8, label="curve")
+            ax.plot(*pts[0], "o", color=style.GREEN, label="start")
+            ax.plot(*pts[-1], "s", color=style.VERMILLION, label="end")
+            ax.set(xlim=(0, side), ylim=(0, side), aspect="equal", title=f"{name}, order {k}: {side} x {side}")
+            ax.set_xticks([0, side])
+            ax.set_yticks([0, side])
+
+
+def sliced_runs(centres, max_entries: int, slice_entries: int) -> list[np.ndarray]:
+    """Leaf groups by sorting on x, cutting slices of ``slice_entries``, sorting each on y, then runs of ``max_entries``.
+
+    The runs are cut from the concatenated slices, across slice borders, as the
+    article's code does. ``slice_entries = S * M`` (a multiple of ``M``) is
+    textbook STR [Leutenegger1997]; ``slice_entries = 1`` is Nearest-X.
+
+    Parameters
+    ----------
+    centres : array_like, shape (k, 2)
+    max_entries : int
+        ``M`` (>= 1).
+    slice_entries : int
+        Entries per slice (>= 1).
+
+    Returns
+    -------
+    list of numpy.ndarray
+        Row indices into ``centres``, one array per leaf, in packing order.
+
+    Raises
+    ------
+    ValueError
+        ``max_entries`` or ``slice_entries`` below 1.
+    """
+    if max_entries < 1 or slice_entries < 1:
+        raise ValueError(f"max_entries and slice_entries must be >= 1, got {max_entries} and {slice_entries}")
+    c = np.asarray(centres, np.float64).reshape(-1, 2)
+    by_x = np.argsort(c[:, 0], kind="stable")
+    order = np.concatenate([s[np.argsort(c[s, 1], kind="stable")]
+                            for s in np.split(by_x, range(slice_entries, len(c), slice_entries))]) if len(c) else by_x
+    return [order[a:a + max_entries] for a in range(0, len(order), max_entries)]
+
+
+def article_str_groups(centres, max_entries: int) -> list[np.ndarray]:
+    """STR's leaf groups as the article's code forms them: slices of ``ceil(sqrt(k / M))`` *entries*.
+
+    Textbook STR makes ``S = ceil(sqrt(ceil(k / M)))`` slices of ``S * M``
+    entries [Leutenegger1997]; the article ([magley2026], section "Bulk-loaded
+    R-tree", and [magley-code] ``source/impl/bulk_r_tree.d``, function
+    ``build_str``) takes ``ceil(sqrt(k / M))``, about ``S``, as the number of
+    entries in each slice. Slices then hold fewer entries than a node, and
+    the leaves are nearly those of Nearest-X.
+    """
+    c = np.asarray(centres, np.float64).reshape(-1, 2)
+    return sliced_runs(c, max_entries, max(1, int(np.ceil(np.sqrt(len(c) / max_entries)))))
+
+
+def leaf_rects(boxes, groups) -> np.ndarray:
+    """The covering rectangle of each group of ``boxes`` rows: a (len(groups), 4) array."""
+    b = as_boxes(boxes)
+    return np.array([[b[g, 0].min(), b[g, 1].min(), b[g, 2].max(), b[g, 3].max()] for g in groups],
+                    np.float64).reshape(-1, 4)
+
+
+def leaves_met(rects, queries) -> float:
+    """Mean number of ``rects`` each of ``queries`` intersects (closed boxes): the leaves a query must open."""
+    r = np.asarray(rects, np.float64).reshape(-1, 4)
+    q = np.asarray(queries, np.float64).reshape(-1, 4)
+    if len(q) == 0:
+        return 0.0
+    hit = ((r[None, :, 0] <= q[:, None, 2]) & (q[:, None, 0] <= r[None, :, 2])
+           & (r[None, :, 1] <= q[:, None, 3]) & (q[:, None, 1] <= r[None, :, 3]))
+    return float(hit.sum(axis=1).mean())

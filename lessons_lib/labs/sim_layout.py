@@ -1,4 +1,4 @@
-"""Lesson 12's stored measurement: does numbering the agents along a Hilbert curve pay?
+"""Lesson 13's stored measurement: does numbering the agents along a Hilbert curve pay?
 
 :class:`~lessons_lib.labs.sim.Simulation` numbers its agents, once, at the start,
 along a Hilbert curve (``layout="hilbert"``, lesson 10's space-filling curve), so that
@@ -95,7 +95,7 @@ def store_results(log=print, *, name=LAYOUT_RESULTS, **kwargs):
     from ..data import save_results
 
     return save_results(name, layout_costs(log=log, **kwargs), command="python -m lessons_lib.labs.sim_layout --store",
-                        what="lesson 12: CPU ms per simulation step (update_many mode) with agents numbered along a "
+                        what="lesson 13: CPU ms per simulation step (update_many mode) with agents numbered along a "
                              "Hilbert curve or in random order; median of interleaved runs, each the mean over its "
                              "timed frames")
 

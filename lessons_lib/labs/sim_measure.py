@@ -1,4 +1,4 @@
-"""Lesson 12's stored measurements: the simulation at 1,000 to 2,000,000 agents.
+"""Lesson 13's stored measurements: the simulation at 1,000 to 2,000,000 agents.
 
 Large crowds and long runs take minutes, too long for a lesson, so they are run once
 and stored (see ``data/README.md``)::
@@ -250,11 +250,11 @@ def measure(log=print, *, sizes=SIZES, long_frames=None, frame_structures=FRAME_
 
 
 _WHATS = {
-    "scaling": f"lesson 12 simulation: median ms per phase over frames {WARMUP + 1}-{PROBE_FRAMES} per structure and "
+    "scaling": f"lesson 13 simulation: median ms per phase over frames {WARMUP + 1}-{PROBE_FRAMES} per structure and "
                "agent count (update_many mode), pairs and memory_bytes()",
-    "frames": f"lesson 12 simulation: every {EVERY}th frame of long runs (phase ms, candidate pairs, memory_bytes()); "
+    "frames": f"lesson 13 simulation: every {EVERY}th frame of long runs (phase ms, candidate pairs, memory_bytes()); "
               "the fastest structure per size and others at 20,000 agents",
-    "rebuild_vs_update": "lesson 12 simulation: update_many + cleanup every frame against from_boxes every frame; "
+    "rebuild_vs_update": "lesson 13 simulation: update_many + cleanup every frame against from_boxes every frame; "
                          f"medians over frames {WARMUP + 1}-{REBUILD_FRAMES}",
 }
 

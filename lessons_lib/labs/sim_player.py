@@ -23,6 +23,10 @@ encode) over the last 20 frames; the *step* time is the simulation alone.
 ipywidgets and Pillow are imported only when the widget is built, so the
 class can be created (and stepped with :meth:`step`) without a display; the
 tests do exactly that.
+
+Without a kernel (a saved notebook on the web, a PDF) the widget cannot play;
+its output then shows :meth:`SimulationPlayer.still`: the current frame as a
+labelled figure, with axes in world units, a title and a legend.
 """
 from __future__ import annotations
 
@@ -188,6 +192,27 @@ class SimulationPlayer:
             self._ticks.clear()
         self._refresh()
 
+    def still(self, *, figsize=(6.4, 6.0)) -> bytes:
+        """The current frame as a labelled figure (PNG bytes): what a notebook without a kernel shows.
+
+        Axes in world units, a title saying what the picture is (agents, structure, frame),
+        and the last frame's pairs, and a legend for the two agent colours.
+        """
+        import matplotlib.pyplot as plt
+
+        from .sim import draw
+
+        with self._lock:
+            fig, ax = plt.subplots(figsize=figsize)
+            draw(ax, self.sim, width=self.width, regions=self.regions,
+                 title=f"SimulationPlayer: {self.sim.n:,} agents, {self.sim.cls.name}, frame {self.sim.frame}\n"
+                       f"{len(self.sim.candidates()):,} candidate pairs, {len(self.sim.contacts()):,} contacts "
+                       "(a still: run the cell to play)")
+            buf = io.BytesIO()
+            fig.savefig(buf, format="png")
+            plt.close(fig)
+        return buf.getvalue()
+
     # -- the widget -------------------------------------------------------
     def widget(self):
         """The ipywidgets view (built once): controls, the picture and a stats line."""
@@ -251,9 +276,7 @@ class SimulationPlayer:
         from IPython.display import display
 
         box = self.widget()
-        with self._lock:
-            png = png_bytes(self.render())
-        display({"text/plain": repr(self), "image/png": png,
+        display({"text/plain": repr(self), "image/png": self.still(),
                  "application/vnd.jupyter.widget-view+json": {"version_major": 2, "version_minor": 0,
                                                               "model_id": box.model_id}}, raw=True)
 

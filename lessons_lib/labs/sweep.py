@@ -11,7 +11,8 @@ the order the lesson meets them:
    (:func:`pseudo_sap_pairs`), and see why a binary search for the lower
    bound gives wrong answers;
 3. the real sweep over sorted endpoints, recorded event by event for a
-   :class:`~lessons_lib.widgets.Stepper` (:func:`sweep_events`, :func:`sweep_stepper`);
+   :class:`~lessons_lib.widgets.Stepper` (:func:`sweep_events`, :func:`sweep_stepper`),
+   and what it pays as ``n`` grows (:func:`sweep_growth`);
 4. the endpoint arrays of :class:`~lessons_lib.structures.sweep_and_prune.SweepAndPrune`
    as the exercises see them (:func:`endpoint_arrays`), keys refreshed after a
    move (:func:`refreshed_keys`) and the swaps an insertion sort needs
@@ -32,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import style
 from ..base import normalize_pairs
 from ..geometry import as_boxes
 
@@ -45,6 +47,7 @@ __all__ = [
     "SweepEvent",
     "sweep_events",
     "sweep_stepper",
+    "sweep_growth",
     "endpoint_arrays",
     "refreshed_keys",
     "count_inversions",
@@ -59,6 +62,12 @@ __all__ = [
 
 #: The stored measurement of lesson 08 (``data/results/<name>.csv``).
 COHERENCE_RESULTS = "sweep_coherence"
+
+#: The sweep line asks "which boxes are open here?", a query: it takes the query colour.
+SWEEP_LINE_COLOR = style.QUERY_COLOR
+#: The repair's swaps: a min passing a max starts an overlap (the pair colour), a max
+#: passing a min ends one, any other swap changes no overlap.
+SWAP_COLORS = {"starts": style.PAIR_COLOR, "stops": style.BLUE, None: style.ORANGE}
 
 
 # --------------------------------------------------------------------------
@@ -383,9 +392,11 @@ def sweep_stepper(boxes, axis: int = 0, **stepper_options):
     """A :class:`~lessons_lib.widgets.Stepper` walking the sweep line endpoint by endpoint.
 
     Step 0 shows the boxes and their endpoints on the sweep axis; step ``t``
-    shows event ``t``: the sweep line, the open boxes (filled orange), the box
-    whose endpoint it is (thick outline), the open boxes it was tested against,
-    and every pair found so far.
+    shows event ``t``: the sweep line (green), the open boxes (filled orange),
+    the box whose endpoint it is (thick purple outline), the open boxes it was
+    tested against (dashed black) and every pair found so far (vermillion).
+    Pass ``key_steps=[...]`` to choose the steps of the still stored beside the
+    widget.
 
     Parameters
     ----------
@@ -427,10 +438,10 @@ def sweep_stepper(boxes, axis: int = 0, **stepper_options):
         active = [] if ev is None else list(ev.active)
         viz.draw_boxes(ax, b, annotate=True, label="box", highlight=active, highlight_label="open on the sweep axis")
         if ev is not None and (ev.opens and ev.tested):
-            viz.draw_boxes(ax, b[list(ev.tested)], fill=False, color="tab:purple", linestyle="--",
+            viz.draw_boxes(ax, b[list(ev.tested)], fill=False, color=style.BLACK, linestyle="--",
                            linewidth=1.5, label="tested on the other axis", zorder=5)
         if ev is not None:
-            viz.draw_boxes(ax, b[[ev.box]], fill=False, color="black", linewidth=2.0,
+            viz.draw_boxes(ax, b[[ev.box]], fill=False, color=style.NEW_COLOR, linewidth=2.5,
                            label="box of this endpoint", zorder=6)
         pairs = np.array([] if ev is None else ev.pairs, dtype=np.int64).reshape(-1, 2)
         viz.draw_pairs(ax, b, pairs, label="pair found", box_label=None)
@@ -442,19 +453,63 @@ def sweep_stepper(boxes, axis: int = 0, **stepper_options):
                 ax.plot(*xy, marker=mark, color="0.4", markersize=8)
         if ev is not None:
             if axis == 0:
-                ax.axvline(ev.coord, color="tab:green", linewidth=1.5, label="sweep line")
+                ax.axvline(ev.coord, color=SWEEP_LINE_COLOR, linewidth=1.5, label="sweep line")
             else:
-                ax.axhline(ev.coord, color="tab:green", linewidth=1.5, label="sweep line")
+                ax.axhline(ev.coord, color=SWEEP_LINE_COLOR, linewidth=1.5, label="sweep line")
         viz.set_world(ax, world)
         if ev is None:
             title = "before the sweep"
         else:
             title = (f"{name} = {ev.coord:.4g}: box {ev.box} {'opens' if ev.opens else 'closes'}, "
-                     f"{viz.plural(len(ev.pairs), 'pair')}")
+                     f"{viz.plural(len(ev.pairs), 'pair')} so far")
         viz.style_world_axes(ax, title=title)
 
     return Stepper(frames, draw, labels=labels, title=f"Sweep and prune along {name}, endpoint by endpoint",
                    **stepper_options)
+
+
+def sweep_growth(ns=(2_000, 20_000, 200_000), scene: str = "random", seed: int = 0) -> list[dict]:
+    """What the sweep pays as ``n`` grows at constant density: its tests against the true pairs.
+
+    For each ``n`` the scene is made in a world scaled to keep the article's density
+    (:func:`lessons_lib.scenes.scale_to`), ``SweepAndPrune.from_boxes(boxes).pairs()``
+    is run and its pairs compared with the compiled brute force (for ``n`` up to 20,000)
+    or with a spatial grid (above).
+
+    Returns
+    -------
+    list of dict
+        One row per ``n``: ``n``, ``world_width`` (world units), ``axis`` ("x" or "y"),
+        ``pairs`` (the true pairs, ``k``), ``tests`` (other-axis tests of the sweep:
+        the pairs that overlap on the sweep axis, ``s``), ``tests_per_box``,
+        ``pairs_per_box`` and ``tests_over_n15`` (``tests / n ** 1.5``).
+
+    Notes
+    -----
+    Counts, not times: they do not depend on the machine. At constant density the
+    world's side grows as ``sqrt(n)``, so the sweep line crosses about ``sqrt(n)``
+    boxes at a time and each opening box is tested against that many: ``s`` grows as
+    ``n ** 1.5`` while ``k`` grows as ``n``.
+    """
+    from ..scenes import make_scene, scale_to
+    from ..structures.brute_force import compiled_brute_force_pairs
+    from ..structures.counting_sort_grid import CountingSortGrid
+    from ..structures.sweep_and_prune import SweepAndPrune
+
+    rows = []
+    for n in ns:
+        world = scale_to(int(n))
+        boxes = make_scene(scene, int(n), seed=seed, world=world)
+        sap = SweepAndPrune.from_boxes(boxes)
+        pairs = sap.pairs()
+        ref = compiled_brute_force_pairs(boxes) if n <= 20_000 else CountingSortGrid.from_boxes(boxes).pairs()
+        if not np.array_equal(pairs, ref):
+            raise AssertionError(f"sweep and prune disagrees with the reference at n = {n}")
+        rows.append({"n": int(n), "world_width": float(world[2] - world[0]), "axis": "xy"[sap.axis],
+                     "pairs": int(len(pairs)), "tests": int(sap.last_tests),
+                     "tests_per_box": sap.last_tests / n, "pairs_per_box": len(pairs) / n,
+                     "tests_over_n15": sap.last_tests / n ** 1.5})
+    return rows
 
 
 # --------------------------------------------------------------------------
@@ -646,19 +701,29 @@ def repair_frames(boxes, moved, axis: int = 0) -> tuple[list[RepairFrame], np.nd
     return frames, new
 
 
-def repair_stepper(boxes, moved, axis: int = 0, **stepper_options):
+def repair_stepper(boxes, moved, axis: int = 0, *, still_steps=None, still_ncols: int = 2,
+                   still_panel=(4.8, 2.9), **stepper_options):
     """A :class:`~lessons_lib.widgets.Stepper` through the insertion-sort repair after boxes move.
 
     Each frame draws the endpoint array as a row of cells (top, labelled id and
-    min/max, the swapped pair outlined, red when a min passed a max, blue when
-    a max passed a min) joined by a line to each endpoint's coordinate on the
-    sweep axis (bottom): lines that cross are the pairs still out of order. The
-    title counts swaps and overlap events so far.
+    min/max, the swapped pair filled: vermillion when a min passed a max, blue
+    when a max passed a min, orange otherwise) joined by a line to each
+    endpoint's coordinate on the sweep axis (bottom): lines that cross are the
+    pairs still out of order. The title counts swaps and overlap events so far.
 
     Parameters
     ----------
     boxes, moved, axis
         As :func:`repair_frames`.
+    still_steps : sequence of int, optional
+        The steps of the still stored beside the widget (default: the new
+        coordinates in the old order, the first swap that ends an overlap (or
+        else the first that starts one), and the sorted end).
+    still_ncols : int
+        Panels per row of the still.
+    still_panel : tuple of 2 floats
+        Inches per panel of the still: the array of cells needs more room than
+        :meth:`~lessons_lib.widgets.Stepper.show_steps`' default.
     **stepper_options
         Passed to :class:`~lessons_lib.widgets.Stepper` (``figsize`` etc.).
 
@@ -683,37 +748,46 @@ def repair_stepper(boxes, moved, axis: int = 0, **stepper_options):
     span = max(hi - lo, 1e-9)
     m = len(frames[0].keys)
     cells = lo + span * (np.arange(m) + 0.5) / m
-    colors = {"starts": "tab:red", "stops": "tab:blue", None: "tab:orange"}
 
     def draw(ax, fr, prev):
+        rank = np.empty(m, dtype=np.int64)
+        rank[np.argsort(fr.keys, kind="stable")] = np.arange(m)
         for t in range(m):
             c = int(fr.codes[t])
             is_max = c & 1
             hit = fr.swapped is not None and t in fr.swapped
             ax.plot([cells[t], fr.keys[t]], [1.0, 0.0], color="0.6", linewidth=0.8, zorder=1)
             ax.text(cells[t], 1.0, f"{c >> 1}\n{'max' if is_max else 'min'}", ha="center", va="center",
-                    fontsize=7, zorder=3,
-                    bbox=dict(boxstyle="round,pad=0.2", fc=colors[fr.event] if hit else "white",
-                              ec="black" if hit else "0.5", alpha=0.9 if hit else 1.0))
-            ax.plot(fr.keys[t], 0.0, marker="<" if is_max else ">", color="tab:purple" if is_max else "tab:green",
+                    fontsize=8, zorder=3,
+                    bbox=dict(boxstyle="round,pad=0.2", fc=SWAP_COLORS[fr.event] if hit else "white",
+                              ec=style.BLACK if hit else "0.5"))
+            ax.plot(fr.keys[t], 0.0, marker="<" if is_max else ">", color=style.PURPLE if is_max else style.GREEN,
                     markersize=7, zorder=2)
-            ax.annotate(str(c >> 1), (fr.keys[t], 0.0), xytext=(0, -12), textcoords="offset points",
-                        ha="center", fontsize=7)
-        ax.plot([], [], ">", color="tab:green", label="min endpoint")
-        ax.plot([], [], "<", color="tab:purple", label="max endpoint")
-        ax.plot([], [], "s", color="tab:orange", label="swapped, no event")
-        ax.plot([], [], "s", color="tab:red", label="min passes max: overlap starts")
-        ax.plot([], [], "s", color="tab:blue", label="max passes min: overlap stops")
-        ax.axhline(0.0, color="black", linewidth=0.8)
-        ax.set_ylim(-0.35, 1.35)
+            # box ids under the axis, on two staggered rows so that neighbours do not collide
+            ax.annotate(str(c >> 1), (fr.keys[t], 0.0), xytext=(0, -11 - 10 * (rank[t] % 2)),
+                        textcoords="offset points", ha="center", va="top", fontsize=8)
+        ax.plot([], [], ">", color=style.GREEN, label="min endpoint")
+        ax.plot([], [], "<", color=style.PURPLE, label="max endpoint")
+        for event, text in (("starts", "min passes max: overlap starts"), ("stops", "max passes min: overlap stops"),
+                            (None, "other swap")):
+            ax.plot([], [], "s", color=SWAP_COLORS[event], markeredgecolor=style.BLACK, label=text)
+        ax.axhline(0.0, color=style.BLACK, linewidth=0.8)
+        ax.set_ylim(-0.55, 1.3)
         ax.set_xlim(lo - 0.04 * span, hi + 0.04 * span)
-        ax.set_yticks([0.0, 1.0], [f"coordinate on {name}", "endpoint array"])
-        ax.set_xlabel(f"{name} (world units); array cells spread evenly above")
-        ax.set_ylabel("row")
-        ax.set_title(f"swaps {fr.swaps}, overlaps started {fr.starts}, stopped {fr.stops}", fontsize=9)
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2, fontsize=7)
+        ax.set_yticks([0.0, 1.0], [f"on {name}", "array"])
+        ax.set_xlabel(f"{name} (world units)")
+        if fr.swapped is None:
+            title = "sorted, before the move" if fr is frames[0] else "new keys in the old order"
+        else:
+            title = f"after swap {fr.swaps}: overlaps started {fr.starts}, stopped {fr.stops}"
+        ax.set_title(title, fontsize="medium")
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=3, fontsize="small")
 
-    options = {"figsize": (7.5, 4.2), "title": f"Insertion-sort repair of the endpoints on {name}"}
+    if still_steps is None:
+        first = {fr.event: i for i, fr in reversed(list(enumerate(frames))) if fr.event}
+        still_steps = sorted({1, first.get("stops", first.get("starts", 1)), len(frames) - 1})
+    options = {"figsize": (7.5, 4.2), "title": f"Insertion-sort repair of the endpoints on {name}",
+               "key_steps": still_steps, "still_ncols": still_ncols, "still_panel_size": still_panel}
     options.update(stepper_options)
     labels = [f"{i}/{len(frames) - 1}: {fr.note}" for i, fr in enumerate(frames)]
     return Stepper(frames, draw, labels=labels, **options)

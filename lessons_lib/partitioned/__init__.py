@@ -1,4 +1,4 @@
-"""Partitioned spatial joins: the course's structures when the data is split over many workers (lesson 14).
+"""Partitioned spatial joins: the course's structures when the data is split over many workers (lesson 15).
 
 When the boxes do not fit one machine, engines such as Apache Sedona on Spark
 ([Yu2019]) and dask-geopandas on Dask ([dask-geopandas]) split the plane into

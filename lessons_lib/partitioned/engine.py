@@ -339,7 +339,7 @@ def _chunked(source, chunk_size: int, where: str):
 def _sample_points(inputs, sample_size: int, seed: int, run) -> tuple[np.ndarray, np.ndarray]:
     """Sampled centres of all inputs, and the seconds of each sampling task (none for arrays, sampled here)."""
     total = sum(n for n, *_ in inputs)
-    points, graph, name = [], {}, f"lesson14-{uuid.uuid4().hex[:12]}"
+    points, graph, name = [], {}, f"lesson15-{uuid.uuid4().hex[:12]}"
     for w, (n, sizes, starts, arr, gen) in zip("ab", inputs):
         for k, size in enumerate(sizes):
             take = min(size, math.ceil(sample_size * size / max(1, total)))
@@ -364,7 +364,7 @@ def _join_graph(inputs, part: Partitioning, spill, options) -> tuple[dict, list,
     Keys carry a fresh random name, so that joins sent to one cluster at the same
     time (two notebooks, say) never mistake each other's tasks for their own.
     """
-    name = f"lesson14-{uuid.uuid4().hex[:12]}"
+    name = f"lesson15-{uuid.uuid4().hex[:12]}"
     P = part.n_partitions
     part_key = (f"{name}-partitioning",)
     graph = {part_key: part}  # a value, shipped once to each worker that needs it
@@ -480,6 +480,8 @@ def partitioned_join(boxes, other=None, *, partitioner="kdtree", n_partitions: i
                 part, fit_seconds = partitioner, 0.0
             else:
                 points, sample_seconds = _sample_points(inputs, sample_size, seed, run)
+                if len(points) == 0:  # no boxes at all: any partitioning gives the answer, no pairs
+                    points = np.zeros((1, 2))
                 t_fit = time.perf_counter()
                 part = fit_partitioning(partitioner, points, n_partitions)
                 fit_seconds = time.perf_counter() - t_fit

@@ -3,7 +3,7 @@
 Importing this package registers every structure in
 :data:`lessons_lib.base.STRUCTURES`. Shared-kernel modules (not registered):
 :mod:`~lessons_lib.structures.grid_cells` (what the grids share),
-:mod:`~lessons_lib.structures.rtree_nodes` (node arrays of the trees),
+:mod:`~lessons_lib.structures.rtree_nodes` (node arrays of the R-trees and the k-d tree),
 :mod:`~lessons_lib.structures.curves` (Hilbert and Morton orders).
 
 Modules here import only :mod:`lessons_lib.base`, :mod:`lessons_lib.geometry`,
@@ -13,6 +13,7 @@ checks or the benchmark harness.
 from .brute_force import BruteForce
 from .bulk_rtree import BulkRTree
 from .counting_sort_grid import CountingSortGrid
+from .dynamic_aabb_tree import DynamicAABBTree
 from .hierarchical_grid import HierarchicalGrid
 from .kdtree import KDTree
 from .loose_quadtree import LooseQuadtree
@@ -32,6 +33,7 @@ __all__ = [
     "BruteForce",
     "BulkRTree",
     "CountingSortGrid",
+    "DynamicAABBTree",
     "HierarchicalGrid",
     "KDTree",
     "LooseQuadtree",

@@ -40,7 +40,7 @@ from ..core.params import check_choice, check_int
 from .curves import hilbert_keys
 from ..geometry import axis_of_larger_variance
 from .rtree import RTree
-from .rtree_nodes import ROOT, USED, centres_of
+from .rtree_nodes import MAX_FAN_OUT, ROOT, USED, centres_of
 
 __all__ = ["BulkRTree", "METHODS", "even_runs", "slice_count", "str_groups", "pack_order"]
 
@@ -209,7 +209,7 @@ class BulkRTree(RTree):
 
     def __init__(self, *, world=None, method: str = "str", max_entries: int = 16, min_entries: int | None = None,
                  sort_axis=0):
-        M = check_int("max_entries", max_entries, 2)
+        M = check_int("max_entries", max_entries, 2, MAX_FAN_OUT)
         super().__init__(world=world, max_entries=M, min_entries=min_entries, split="quadratic")
         self.method = check_choice("method", method, METHODS)
         self.sort_axis = check_choice("sort_axis", sort_axis, (0, 1, "variance"))

@@ -1,6 +1,6 @@
 """The counting-sort grid: a uniform grid rebuilt in one pass, its cells packed in one array.
 
-Lessons 02 and 12. The uniform grid of lesson 02 keeps a linked list per cell
+Lessons 02 and 13. The uniform grid of lesson 02 keeps a linked list per cell
 and moves a box's nodes only when the box changes cells. In a simulation where
 every element moves every frame, there is a cheaper way to get the same cells:
 forget the lists, and **re-sort all elements by cell** whenever someone asks a
@@ -77,6 +77,7 @@ import numpy as np
 from ..base import register
 from ..core.boxes import overlaps, row_overlaps
 from ..core.buffers import append_pairs, grow
+from ..core.interrupts import uninterrupted
 from ..core.jit import njit, njit_parallel_and_serial, prange, threads, use_threads
 from ..core.params import check_flag
 from ..geometry import boxes_overlap
@@ -509,6 +510,7 @@ class CountingSortGrid(FixedGrid):
                              max_cells=params.get("max_cells", DEFAULT_MAX_CELLS), cells_per_box=CELLS_PER_BOX)
 
     # -- the rebuild --------------------------------------------------------
+    @uninterrupted
     def rebuild(self) -> None:
         """Sort every stored element into its cell now (done by itself before a query or pairs after a change)."""
         table = self.elements

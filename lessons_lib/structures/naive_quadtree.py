@@ -20,11 +20,26 @@ Rules
 * A leaf holds up to ``capacity`` elements; the next insert splits it into four
   equal quadrants (half the width *and* half the height: an 800 x 600 root has
   400 x 300 children) and moves its elements down, unless the leaf is already
-  at ``max_depth``, or unless the split would separate nothing: when every
-  element's box, clipped to the leaf, is the same (identical boxes, or boxes
-  covering the whole leaf), every child would receive all of them, at every
-  depth. Such a leaf simply grows, so coincident and huge boxes cost memory
-  linear in their number, whatever ``max_depth``.
+  at ``max_depth``, or unless one of two rules says the split would not pay:
+
+  - **split only if it separates**: when every element's box, clipped to the
+    leaf, is the same (identical boxes, or boxes covering the whole leaf),
+    every child would receive all of them, at every depth;
+  - **split only if most of the leaf is not covered** (the covered-leaf rule):
+    when at least half of its elements cover the whole leaf (mutually
+    overlapping boxes, a box the size of the world), each of those would be
+    copied into all four children, and into every leaf below them, while
+    separating from nothing: the split would multiply the copies without
+    removing a single pair test. Without this rule, one world-covering box
+    among 40 small ones (``capacity=1, max_depth=12``) made every leaf along
+    the small boxes' edges split down to ``max_depth``: 38,000 nodes instead
+    of 145; 1,200 distinct boxes sharing one point made 21,000.
+
+  Such a leaf simply grows, so coincident, huge and mutually overlapping boxes
+  cost memory linear in their number, whatever ``max_depth`` and ``capacity``.
+  Both rules are checked again when elements leave an over-full leaf (a
+  ``remove``, or an ``update`` that moves them out): if the leaf would now
+  split, it splits then.
 * A box goes into **every leaf it touches** (closed rectangles: a box lying on
   the line between two quadrants goes into both).
 * A box (partly) outside the root is routed by its clamp to the root's
@@ -57,6 +72,7 @@ from ..core.params import check_int
 from ..geometry import as_box
 from .quad_nodes import MAX_DEPTH_LIMIT, SquareWorldFromBoxes, merge_limit
 
+RULE = lambda n, cap: 2 * n + cap
 __all__ = ["Node", "NaiveQuadtree", "child_rects"]
 
 
@@ -204,25 +220,41 @@ class NaiveQuadtree(SquareWorldFromBoxes, BroadPhase):
                 stack.extend(c for c in reversed(node.children) if _touches(c.rect, routed))
                 continue
             node.elements.append(slot)
-            if len(node.elements) > self.capacity and node.depth < self.max_depth and self._split_separates(node):
+            if self._over_full(node) and self._splits(node):
                 self._split(node)
+
+    def _over_full(self, node: Node) -> bool:
+        """A leaf holding more than ``capacity`` elements above ``max_depth``: the rules decide whether it splits."""
+        return node.is_leaf and len(node.elements) > self.capacity and node.depth < self.max_depth
 
     def _clipped(self, slot: int, rect) -> tuple:
         """The routed box of ``slot`` clipped to ``rect``: what decides which of its descendants it lies in."""
         b = self._route(self.elements.boxes[slot])
         return max(b[0], rect[0]), max(b[1], rect[1]), min(b[2], rect[2]), min(b[3], rect[3])
 
-    def _split_separates(self, node: Node) -> bool:
-        """Would splitting the over-full leaf ``node`` separate any of its elements?
+    def _splits(self, node: Node) -> bool:
+        """Would the over-full leaf ``node`` split? Only if it separates, and only if most of it is not covered.
 
-        Not when all their routed boxes, clipped to the leaf, are equal. Past
-        ``capacity + 1`` elements the older ones are already equal (the leaf
-        did not split for them), so the newest and one other decide.
+        *Split only if it separates*: not when the routed boxes of all its
+        elements, clipped to the leaf, are equal. *Split only if most of the
+        leaf is not covered*: not when at least half of them cover the whole
+        leaf (clipped, they are the leaf's rectangle): each would be copied
+        into every child and separate from nothing. One pass over the leaf's
+        elements (vectorised for a large leaf).
         """
-        e = node.elements
-        newest = self._clipped(e[-1], node.rect)
-        others = e[:1] if len(e) > self.capacity + 1 else e[:-1]
-        return any(self._clipped(s, node.rect) != newest for s in others)
+        e, rect = node.elements, node.rect
+        mx, my = 0.5 * rect[0] + 0.5 * rect[2], 0.5 * rect[1] + 0.5 * rect[3]
+        x0, y0, x1, y1 = self.root.rect
+        b = self.elements.boxes[np.array(e, dtype=np.int64)]
+        lo = np.maximum(np.clip(b[:, :2], (x0, y0), (x1, y1)), rect[:2])
+        hi = np.minimum(np.clip(b[:, 2:], (x0, y0), (x1, y1)), rect[2:])
+        c = np.hstack([lo, hi])
+        covering = int((c == rect).all(axis=1).sum())
+        kx = (c[:, 0] <= mx).astype(np.int64) + (c[:, 2] >= mx)
+        ky = (c[:, 1] <= my).astype(np.int64) + (c[:, 3] >= my)
+        copies = int((kx * ky).sum())
+        n = len(e)
+        return 2 * covering < n and copies <= RULE(n, self.capacity) and bool((c != c[0]).any())
 
     def _split(self, node: Node) -> None:
         """Turn a full leaf into a branch with four children and push its elements down."""
@@ -231,11 +263,34 @@ class NaiveQuadtree(SquareWorldFromBoxes, BroadPhase):
         for s in moving:
             self._insert_routed(node, s, self._route(self.elements.boxes[s]))
 
+    def _build(self, slots):
+        """Insert one by one; then, if copies dominate (more than two entries per element), merge the
+        branches the whole set would not have split (:meth:`_cleanup_pass`, until none is left)."""
+        for s in slots.tolist():
+            self._insert(s, self.elements.boxes[s])
+        while self._held() > 2 * len(self) and self._cleanup_pass() > 0:
+            pass
+
     # -- remove ----------------------------------------------------------
     def _remove(self, slot, box):
-        slot = int(slot)
-        for leaf in self._leaves(self._route(box)):
+        self._resplit(self._unlink(int(slot), box))
+
+    def _unlink(self, slot: int, box) -> list[Node]:
+        """Take ``slot`` out of the leaves its (old) ``box`` touches; return those leaves."""
+        leaves = self._leaves(self._route(box))
+        for leaf in leaves:
             leaf.elements.remove(slot)
+        return leaves
+
+    def _resplit(self, leaves) -> None:
+        """Split each of ``leaves`` (elements just left it) that the rules now split: an over-full leaf
+        kept whole because most of it was covered splits once the covering boxes have gone."""
+        for leaf in leaves:
+            if self._over_full(leaf) and self._splits(leaf):
+                self._split(leaf)
+
+    def _update(self, slot, old, new):
+        self._update_many(np.array([slot], dtype=np.int64), np.reshape(old, (1, 4)), None)
 
     def _update_many(self, slots, old, new):
         """Remove every moved element (old boxes) first, then re-insert them all (new boxes).
@@ -243,12 +298,16 @@ class NaiveQuadtree(SquareWorldFromBoxes, BroadPhase):
         One by one would be wrong here: the element table already holds every
         *new* box, and a split caused by one re-insert would route a
         not-yet-moved neighbour by its new box while it still sits in the
-        leaves of its old one.
+        leaves of its old one. The leaves they left are checked last, once
+        every element sits where its box is (:meth:`_resplit`).
         """
+        left = {}
         for k, s in enumerate(slots.tolist()):
-            self._remove(s, old[k])
+            for leaf in self._unlink(s, old[k]):
+                left[id(leaf)] = leaf
         for s in slots.tolist():
             self._insert(s, self.elements.boxes[s])
+        self._resplit(left.values())
 
     # -- query -----------------------------------------------------------
     def _query(self, box):
@@ -284,19 +343,43 @@ class NaiveQuadtree(SquareWorldFromBoxes, BroadPhase):
         """Merge every branch whose four children are leaves holding at most ``merge_limit`` entries.
 
         One level per call; half the capacity, so that a merged leaf does not split again at the next insert.
+        While the leaves hold more than two entries per element (copies dominate), a branch whose merged
+        leaf the rules would keep whole (:meth:`_splits`) is merged too: boxes that came to cover a region
+        split for small ones are copied into every leaf there, and this undoes those splits.
 
         The merged leaf holds their elements, each once. Parents are visited
         before children, so a branch whose children merge waits for the next call.
         """
+        self._cleanup_pass()
+
+    def _cleanup_pass(self) -> int:
+        """One level of :meth:`_cleanup`; returns the number of branches merged."""
+        thorough = self._held() > 2 * len(self)
         stack = [self.root] if not self.root.is_leaf else []
+        merged_branches = 0
         while stack:
             node = stack.pop()
             kids = node.children
-            if all(c.is_leaf for c in kids) and sum(len(c.elements) for c in kids) <= self.merge_limit:
-                node.elements = list(dict.fromkeys(s for c in kids for s in c.elements))
-                node.children = None
+            if all(c.is_leaf for c in kids):
+                merged = list(dict.fromkeys(s for c in kids for s in c.elements))
+                if (sum(len(c.elements) for c in kids) <= self.merge_limit
+                        or (thorough and self._stays_whole(node, merged))):
+                    node.elements = merged
+                    node.children = None
+                    merged_branches += 1
             else:
                 stack.extend(c for c in kids if not c.is_leaf)
+        return merged_branches
+
+    def _held(self) -> int:
+        """Entries in the leaves' lists (an element lying in k leaves counts k times)."""
+        return sum(len(n.elements) for n in self.nodes() if n.is_leaf)
+
+    def _stays_whole(self, node: Node, elements: list[int]) -> bool:
+        """Would ``node``, as a leaf holding ``elements``, be over-full and kept whole by the rules?"""
+        whole = Node(node.rect, node.depth)
+        whole.elements = elements
+        return self._over_full(whole) and not self._splits(whole)
 
     def _clear(self):
         self.root = Node(self.world, 0)
@@ -334,16 +417,16 @@ class NaiveQuadtree(SquareWorldFromBoxes, BroadPhase):
         Branches have four children with the quadrant rectangles and no
         elements; every stored slot is in exactly the leaves its routed box
         touches; a leaf holds more than ``capacity`` elements only at
-        ``max_depth`` or when their routed boxes clipped to it are equal.
+        ``max_depth`` or when the rules keep it whole (its elements' routed
+        boxes clipped to it are equal, or at least half of them cover it).
         """
         live = set(self.elements.live_slots().tolist())
         where: dict[int, set] = {s: set() for s in live}
         for node in self.nodes():
             if node.is_leaf:
                 assert len(set(node.elements)) == len(node.elements), "a slot appears twice in one leaf"
-                assert (len(node.elements) <= self.capacity or node.depth == self.max_depth
-                        or len({self._clipped(s, node.rect) for s in node.elements}) == 1), \
-                    "over-full leaf above max depth though a split would separate its elements"
+                assert not (self._over_full(node) and self._splits(node)), \
+                    "over-full leaf above max depth though the rules would split it"
                 for s in node.elements:
                     assert s in live, f"leaf holds dead slot {s}"
                     where[s].add(id(node))

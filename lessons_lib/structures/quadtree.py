@@ -78,7 +78,7 @@ from ..core.params import check_int
 from .grid_cells import cell_of
 from .element_nodes import ELEMENT, NEXT, compact_element_nodes, leaf_order, push, unlink
 from .quad_nodes import (BL, BR, BRANCH, COUNT, FIRST, MAX_DEPTH_LIMIT, ROW_COUNT, ROW_DEPTH, ROW_LX, ROW_LY, ROW_NODE,
-                         TL, TR, QuadNodes, cell_box, cell_frame, cell_rects, leaves_overlapping, merge_limit,
+                         TL, TR, QuadNodes, cell_box, cell_frame, child_corner, cell_rects, leaves_overlapping, merge_limit,
                          morton_order, narrowest_node, node_rows, put, put_children, take)
 
 __all__ = ["Quadtree", "NEXT", "ELEMENT", "TL", "TR", "BL", "BR", "BRANCH"]
@@ -119,8 +119,8 @@ def insert(tree, cells, capacity, boxes, tasks, top):
             return top, need
         top = t
         push(tree, node, e)
-        if nodes[node, COUNT] > capacity and depth < max_depth and split_separates(tree, cells, boxes, node, depth,
-                                                                                   lx, ly, capacity):
+        if nodes[node, COUNT] > capacity and depth < max_depth and split_pays(tree, cells, boxes, node, depth,
+                                                                              lx, ly, capacity):
             top = split(tree, node, depth, lx, ly, tasks, top)
     return top, DONE
 
@@ -149,27 +149,116 @@ def split(tree, node, depth, lx, ly, tasks, top):
 
 
 @njit
-def split_separates(tree, cells, boxes, node, depth, lx, ly, capacity):
-    """Would splitting the over-full leaf ``node`` separate any of its elements?
+def split_pays(tree, cells, boxes, node, depth, lx, ly, capacity):
+    """Do the rules split the over-full leaf ``node``? One pass over its list.
 
-    No when every element has the same cell range inside the leaf (identical
-    boxes, or boxes covering the whole leaf): every child, at every depth,
-    would receive all of them. Beyond ``capacity + 1`` elements the older
-    ones already share one range (the leaf did not split for them), so the
-    newest (the head of the list) is compared with one of them: O(1).
+    *Split only if it separates*: not when every element has the same cell
+    range inside the leaf (identical boxes, or boxes covering the whole
+    leaf): every child, at every depth, would receive all of them.
+    *Split only if it thins*: not when at least half of the elements cover
+    the whole leaf (each would be copied into every child and every leaf
+    below, separating from nothing), nor when the children would hold more
+    than ``2 n + capacity`` element nodes together (``n`` the leaf's count):
+    the split would copy most elements into most children (boxes that all
+    overlap one another, or one point) instead of sharing them out. The
+    pass stops as soon as the answer is known to be no.
     """
     nodes, _, enodes, _ = tree
     size = 1 << (cells[4] - depth)
+    n = nodes[node, COUNT]
     it = nodes[node, FIRST]
-    a = range_in_leaf(cells, boxes, enodes[it, ELEMENT], lx, ly, size)
-    left = 1 if nodes[node, COUNT] > capacity + 1 else nodes[node, COUNT] - 1
-    it = enodes[it, NEXT]
-    while left > 0:
-        if range_in_leaf(cells, boxes, enodes[it, ELEMENT], lx, ly, size) != a:
-            return True
+    a0, a1, a2, a3 = range_in_leaf(cells, boxes, enodes[it, ELEMENT], lx, ly, size)
+    separates = False
+    covering, copies = 0, 0
+    while it != -1:
+        r0, r1, r2, r3 = range_in_leaf(cells, boxes, enodes[it, ELEMENT], lx, ly, size)
+        separates = separates or r0 != a0 or r1 != a1 or r2 != a2 or r3 != a3
+        covering, copies = tally(covering, copies, lx, ly, size, r0, r1, r2, r3)
+        if 2 * covering >= n or copies > 2 * n + capacity:
+            return False
         it = enodes[it, NEXT]
-        left -= 1
-    return False
+    return separates
+
+
+@njit(inline="always")
+def tally(covering, copies, lx, ly, size, r0, r1, r2, r3):
+    """Add one element (its cell range ``r`` inside the node at ``(lx, ly)`` of ``size`` cells) to the counts
+    of :func:`split_pays`: elements covering the whole node, and children they would go into."""
+    half = size >> 1
+    mx, my = lx + half, ly + half
+    if r0 == lx and r1 == ly and r2 == lx + size - 1 and r3 == ly + size - 1:
+        covering += 1
+    copies += ((1 if r0 < mx else 0) + (1 if r2 >= mx else 0)) * ((1 if r1 < my else 0) + (1 if r3 >= my else 0))
+    return covering, copies
+
+
+@njit
+def merged_stays_whole(tree, cells, boxes, first, depth, lx, ly, capacity, seen):
+    """Would the leaf made by merging the four leaves at ``first`` be one the rules keep whole?
+
+    That leaf (depth ``depth``, corner ``(lx, ly)``) would hold their ``n``
+    distinct elements: yes if ``n > capacity`` and :func:`split_pays` would
+    say no to them (boxes that came to cover most of it since it split, say).
+    Its split is exactly these four children, so the copies a split would make
+    are their element nodes, and an element covering the whole leaf lies in
+    every child: only the smallest child's list needs its cell ranges. Cheap
+    bounds on the counts settle most quartets without reading a list.
+    ``seen`` (all zero) marks the elements met; cleared before returning.
+    """
+    nodes, _, enodes, _ = tree
+    total, most, least, j_least = 0, 0, 1 << 62, 0
+    for j in range(4):
+        c = nodes[first + j, COUNT]
+        total += c
+        most = max(most, c)
+        if c < least:
+            least, j_least = c, j
+    if total <= capacity:
+        return False  # n <= total: not over-full
+    equal = True  # every non-empty child holds the same count: perhaps all the same elements
+    for j in range(4):
+        c = nodes[first + j, COUNT]
+        equal = equal and (c == 0 or c == most)
+    # With n > capacity distinct elements (n >= most): the copies rule needs total > 2 n + capacity; the
+    # covered rule needs c >= n / 2 elements in all four lists, so least >= c and total >= 4 c + (n - c) >= 2.5 n;
+    # the same range for all needs every non-empty list to hold all n.
+    copies_rule = total > 2 * most + capacity and total > 3 * capacity + 2
+    covered_rule = 2 * least >= most and 2 * total >= 5 * max(most, capacity + 1)
+    if not (copies_rule or covered_rule or (equal and most > capacity)):
+        return False
+    n = 0
+    for j in range(4):
+        it = nodes[first + j, FIRST]
+        while it != -1:
+            e = enodes[it, ELEMENT]
+            if (seen[e >> 3] & (1 << (e & 7))) == 0:
+                seen[e >> 3] |= 1 << (e & 7)
+                n += 1
+            it = enodes[it, NEXT]
+    for j in range(4):  # every set bit belongs to an element of these lists
+        it = nodes[first + j, FIRST]
+        while it != -1:
+            seen[enodes[it, ELEMENT] >> 3] = 0
+            it = enodes[it, NEXT]
+    if n <= capacity:
+        return False
+    if total > 2 * n + capacity:
+        return True
+    if 2 * least < n and not (equal and most == n):
+        return False
+    size = 1 << (cells[4] - depth)  # the covered rule, or all n in one list with perhaps the same range
+    j = j_least if 2 * least >= n else (0 if nodes[first, COUNT] == n else 1 if nodes[first + 1, COUNT] == n
+                                        else 2 if nodes[first + 2, COUNT] == n else 3)
+    it = nodes[first + j, FIRST]
+    a0, a1, a2, a3 = range_in_leaf(cells, boxes, enodes[it, ELEMENT], lx, ly, size)
+    covering, copies = 0, 0
+    separates = nodes[first + j, COUNT] < n
+    while it != -1:
+        r0, r1, r2, r3 = range_in_leaf(cells, boxes, enodes[it, ELEMENT], lx, ly, size)
+        separates = separates or r0 != a0 or r1 != a1 or r2 != a2 or r3 != a3
+        covering, copies = tally(covering, copies, lx, ly, size, r0, r1, r2, r3)
+        it = enodes[it, NEXT]
+    return 2 * covering >= n or not separates
 
 
 @njit(inline="always")
@@ -198,13 +287,44 @@ def room_to_push(tree, tasks, t, node, depth, capacity, max_depth):
 # ==========================================================================
 @njit
 def remove(tree, cells, slot, b0, b1, b2, b3, stack, leaves):
-    """Unlink ``slot`` (its box ``b``) from every leaf the box overlaps. Returns ``(leaves, unlinked)``."""
+    """Unlink ``slot`` (its box ``b``) from every leaf the box overlaps. Returns ``(leaves, k, unlinked)``.
+
+    ``leaves[:k]`` are the leaves it was unlinked from (for :func:`resplit`).
+    """
     cx0, cy0, cx1, cy1 = cell_box(cells, b0, b1, b2, b3)
     leaves, k = leaves_overlapping(tree[0], cells[4], cx0, cy0, cx1, cy1, stack, leaves)
     found = 0
     for i in range(k):
         found += unlink(tree, leaves[i, ROW_NODE], slot)
-    return leaves, found
+    return leaves, k, found
+
+
+@njit
+def resplit(tree, cells, capacity, boxes, leaves, k, tasks):
+    """Split every leaf of ``leaves[:k]`` that the rules split now that elements have left it.
+
+    A leaf kept whole because most of it was covered (or its children would
+    have held too many copies) may split once those elements are gone; so
+    every over-full leaf above ``max_depth`` is always one the rules keep
+    whole, whatever the order of the operations. Rows already turned into
+    branches (split meanwhile) are skipped. Returns ``(tree, tasks)``: the
+    arrays may be grown copies.
+    """
+    max_depth = cells[4]
+    for i in range(k):
+        node, depth, lx, ly = leaves[i, ROW_NODE], leaves[i, ROW_DEPTH], leaves[i, ROW_LX], leaves[i, ROW_LY]
+        nodes, nmeta, enodes, emeta = tree
+        count = nodes[node, COUNT]
+        if count <= capacity or depth >= max_depth or not split_pays(tree, cells, boxes, node, depth, lx, ly,
+                                                                     capacity):
+            continue
+        if nmeta[HEAD] == -1 and nmeta[USED] + 4 > nodes.shape[0]:
+            tree = (fl_grow(nodes, nmeta[USED] + 4), nmeta, enodes, emeta)
+        if count > tasks.shape[0]:
+            tasks = grow(tasks, 0, count)
+        top = split(tree, node, depth, lx, ly, tasks, 0)
+        tree, tasks = insert_tasks(tree, cells, capacity, boxes, tasks, top)
+    return tree, tasks
 
 
 # ==========================================================================
@@ -251,7 +371,9 @@ def update(tree, cells, capacity, boxes, slots, old, changed, tasks):
     put), and its new leaves are kept as insert tasks. Pass 2 runs those tasks element by element, in tree order: the
     insert starts at the new leaves instead of the root (a leaf split by an
     earlier element meanwhile is a branch by then, and the task routes the
-    element to its children). Returns ``(tree, tasks, moved)``.
+    element to its children). Last, the over-full leaves that elements left
+    are offered to :func:`resplit`, once every element sits where its box
+    is. Returns ``(tree, tasks, moved)``.
     """
     nodes, max_depth = tree[0], cells[4]
     stack = np.empty((3 * max_depth + 1, 5), dtype=np.int64)
@@ -260,7 +382,8 @@ def update(tree, cells, capacity, boxes, slots, old, changed, tasks):
     todo = np.empty((max(16, 2 * changed.shape[0]), 5), dtype=np.int64)  # new leaves: insert tasks
     start = np.empty(changed.shape[0] + 1, dtype=np.int64)  # element i's tasks: todo[start[i]:start[i + 1]]
     start[0] = 0
-    moved, m = 0, 0
+    left = np.empty((16, 5), dtype=np.int64)  # over-full leaves an element left: for resplit
+    moved, m, nleft = 0, 0, 0
     for i in range(changed.shape[0]):
         k = changed[i]
         s = slots[k]
@@ -285,6 +408,7 @@ def update(tree, cells, capacity, boxes, slots, old, changed, tasks):
                 node, depth, lx, ly = before[j, ROW_NODE], before[j, ROW_DEPTH], before[j, ROW_LX], before[j, ROW_LY]
                 if leaf_meets(max_depth, depth, lx, ly, a0, a1, a2, a3):
                     unlink(tree, node, s)
+                    left, nleft = keep_over_full(nodes, capacity, max_depth, before, j, left, nleft)
                 if leaf_meets(max_depth, depth, lx, ly, b0, b1, b2, b3):
                     put(todo, m, node, depth, lx, ly, s)
                     m += 1
@@ -302,6 +426,7 @@ def update(tree, cells, capacity, boxes, slots, old, changed, tasks):
                 continue
             for j in range(ka):
                 unlink(tree, before[j, ROW_NODE], s)
+                left, nleft = keep_over_full(nodes, capacity, max_depth, before, j, left, nleft)
             if m + kb > todo.shape[0]:
                 todo = grow(todo, m, m + kb)
             for j in range(kb):
@@ -316,7 +441,19 @@ def update(tree, cells, capacity, boxes, slots, old, changed, tasks):
         for j in range(hi - lo):  # reversed, so that the leaves pop in tree order
             tasks[j, :] = todo[hi - 1 - j, :]
         tree, tasks = insert_tasks(tree, cells, capacity, boxes, tasks, hi - lo)
+    tree, tasks = resplit(tree, cells, capacity, boxes, left, nleft, tasks)
     return tree, tasks, moved
+
+
+@njit(inline="always")
+def keep_over_full(nodes, capacity, max_depth, rows, j, left, nleft):
+    """Append ``rows[j]`` (a leaf) to ``left[:nleft]`` if it is still over capacity above ``max_depth``."""
+    if nodes[rows[j, ROW_NODE], COUNT] > capacity and rows[j, ROW_DEPTH] < max_depth:
+        if nleft == left.shape[0]:
+            left = grow(left, nleft)
+        left[nleft, :] = rows[j, :]
+        nleft += 1
+    return left, nleft
 
 
 # ==========================================================================
@@ -438,33 +575,45 @@ def pairs(tree, cells, boxes):
 # Cleanup: merge under-full quartets, one level per call
 # ==========================================================================
 @njit
-def cleanup(tree, limit, max_depth, seen):
-    """Merge each branch whose four children are leaves holding at most ``limit`` element nodes together.
+def cleanup(tree, cells, capacity, boxes, limit, n_elements, seen):
+    """Merge each branch whose four children are leaves holding at most ``limit`` element nodes together;
+    and, while the tree holds more than two element nodes per element (``n_elements`` live), each whose
+    merged leaf the rules would keep whole (:func:`merged_stays_whole`).
 
-    Parents are visited before children, so a branch that becomes mergeable
-    because its children merged waits for the next call. Returns the number
-    of blocks of four freed.
+    The second kind undoes splits that the elements present now would not
+    have made: boxes that came to cover a region split for the small ones
+    once there are copied into every leaf of it. Parents are visited before
+    children, so a branch that becomes mergeable because its children merged
+    waits for the next call. Returns the number of blocks of four freed.
     """
-    nodes = tree[0]
+    nodes, nmeta = tree[0], tree[1]
+    max_depth = cells[4]
     if nodes[0, COUNT] != BRANCH:
         return 0
-    stack = np.empty(3 * max_depth + 2, dtype=np.int64)
-    stack[0] = 0
+    held = 0
+    for i in range(nmeta[USED]):
+        held += max(nodes[i, COUNT], 0)
+    thorough = held > 2 * n_elements
+    stack = np.empty((3 * max_depth + 2, 5), dtype=np.int64)
+    put(stack, 0, 0, 0, 0, 0, 0)
     top, freed = 1, 0
     while top > 0:
         top -= 1
-        node = stack[top]
+        node, depth, lx, ly, _ = take(stack, top)
         first = nodes[node, FIRST]
+        half = (1 << (max_depth - depth)) >> 1
         leaves, total = 0, 0
         for j in range(4):
             count = nodes[first + j, COUNT]
             if count == BRANCH:
-                stack[top] = first + j
+                cx, cy = child_corner(j, lx, ly, half)
+                put(stack, top, first + j, depth + 1, cx, cy, 0)
                 top += 1
             else:
                 leaves += 1
                 total += count
-        if leaves == 4 and total <= limit:
+        if leaves == 4 and (total <= limit or (thorough and merged_stays_whole(tree, cells, boxes, first, depth, lx,
+                                                                               ly, capacity, seen))):
             merge(tree, node, seen)
             freed += 1
     return freed
@@ -675,6 +824,8 @@ class Quadtree(QuadNodes, BroadPhase):
         """
         slots = morton_order(np.asarray(slots, dtype=np.int64), self.elements.boxes, self._cells)
         self._keep(insert_slots(self.tree, self._cells, self.capacity, self.elements.boxes, slots))
+        while self._held() > 2 * len(self) and self._cleanup_pass() > 0:
+            pass  # copies dominate: undo the splits the first elements made that the whole set would not
         self.enodes = compact_element_nodes(self.tree, self.max_depth)
         self.shrink()
         self._marks()
@@ -682,10 +833,13 @@ class Quadtree(QuadNodes, BroadPhase):
     def _remove(self, slot, box):
         stack = np.empty((3 * self.max_depth + 1, 5), dtype=np.int64)
         b = box.tolist()
-        _, found = remove(self.tree, self._cells, int(slot), b[0], b[1], b[2], b[3], stack,
-                          np.empty((16, 5), dtype=np.int64))
+        leaves, k, found = remove(self.tree, self._cells, int(slot), b[0], b[1], b[2], b[3], stack,
+                                  np.empty((16, 5), dtype=np.int64))
         if found == 0:  # pragma: no cover - a broken invariant, never expected
             raise RuntimeError(f"slot {slot} was not found in the leaves of its box {b}")
+        tree, self._tasks = resplit(self.tree, self._cells, self.capacity, self.elements.boxes, leaves, k,
+                                    self._tasks)
+        self._keep(tree)
 
     def _update(self, slot, old, new):
         self._update_many(np.array([slot], dtype=np.int64), np.ascontiguousarray(old, dtype=np.float64).reshape(1, 4), None)
@@ -709,7 +863,16 @@ class Quadtree(QuadNodes, BroadPhase):
         return pairs(self.tree, self._cells, self.elements.boxes)
 
     def _cleanup(self):
-        self.last_freed_blocks = int(cleanup(self.tree, self.merge_limit, self.max_depth, self._marks()))
+        self.last_freed_blocks = self._cleanup_pass()
+
+    def _cleanup_pass(self) -> int:
+        """One level of :func:`cleanup`; returns the blocks of four freed."""
+        return int(cleanup(self.tree, self._cells, self.capacity, self.elements.boxes, self.merge_limit, len(self),
+                           self._marks()))
+
+    def _held(self) -> int:
+        """Element nodes in the leaves' lists (an element lying in k leaves counts k times)."""
+        return int(np.maximum(self.nodes[: int(self.node_meta[USED]), COUNT], 0).sum())
 
     def _clear(self):
         self.node_meta[:] = (1, -1)  # node 0 (the root) is handed out for good
@@ -795,8 +958,10 @@ class Quadtree(QuadNodes, BroadPhase):
 
         Checks: every branch's children are a block of four at ``1 + 4 k``;
         each leaf's ``count`` equals its list's length; a leaf holds more than
-        ``capacity`` only at ``max_depth`` or when all its elements have the
-        same cell range inside it; every live element is in exactly the
+        ``capacity`` only at ``max_depth`` or when the rules keep it whole (all
+        its elements have the same cell range inside it, or at least half of
+        them cover it, or its children would hold more than ``2 count +
+        capacity`` element nodes); every live element is in exactly the
         leaves its cell range overlaps, once each; live and free nodes and
         element nodes partition what was handed out.
         """
@@ -818,9 +983,14 @@ class Quadtree(QuadNodes, BroadPhase):
             assert len(elems) == count, f"leaf {node}: count {count} but {len(elems)} element nodes"
             size = 1 << (self.max_depth - depth)
             if count > self.capacity and depth < self.max_depth:
-                clipped = {(max(c[0], lx), max(c[1], ly), min(c[2], lx + size - 1), min(c[3], ly + size - 1))
-                           for c in (self.cell_range(self.elements.boxes[s]) for s in elems)}
-                assert len(clipped) == 1, f"leaf {node} is over capacity though a split would separate its elements"
+                clipped = [(max(c[0], lx), max(c[1], ly), min(c[2], lx + size - 1), min(c[3], ly + size - 1))
+                           for c in (self.cell_range(self.elements.boxes[s]) for s in elems)]
+                whole = (lx, ly, lx + size - 1, ly + size - 1)
+                mx, my = lx + size // 2, ly + size // 2
+                copies = sum(((c[0] < mx) + (c[2] >= mx)) * ((c[1] < my) + (c[3] >= my)) for c in clipped)
+                kept = (len(set(clipped)) == 1 or 2 * clipped.count(whole) >= count
+                        or copies > 2 * count + self.capacity)
+                assert kept, f"leaf {node} is over capacity though the rules would split it"
             for s in elems:
                 assert s in live_slots, f"leaf {node} holds dead slot {s}"
                 where[s].append((lx, ly, size))

@@ -52,7 +52,7 @@ from .rtree import (
     nodes_left,
     tree_height,
 )
-from .rtree_nodes import ROOT, entry_boxes, recompute_box, unit_boxes
+from .rtree_nodes import MAX_FAN_OUT, ROOT, entry_boxes, recompute_box, unit_boxes
 
 __all__ = ["RStarTree", "rstar_split", "LOG_COLS"]
 
@@ -365,7 +365,7 @@ class RStarTree(RTree):
 
     def __init__(self, *, world=None, max_entries: int = 16, min_entries: int | None = None,
                  reinsert_fraction: float = 0.3):
-        M = check_int("max_entries", max_entries, 2)
+        M = check_int("max_entries", max_entries, 2, MAX_FAN_OUT)
         super().__init__(world=world, max_entries=M, min_entries=min_entries)
         self.reinsert_fraction = check_number("reinsert_fraction", reinsert_fraction, 0.0, 0.5)
         self.reinsert_count = min(int(round(self.reinsert_fraction * M)), M + 1 - self.min_entries)

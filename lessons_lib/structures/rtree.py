@@ -43,6 +43,7 @@ from ..base import BroadPhase, register
 from ..core.jit import njit
 from ..core.params import check_choice, check_int
 from .rtree_nodes import (
+    MAX_FAN_OUT,
     FREED,
     ROOT,
     USED,
@@ -670,7 +671,7 @@ class RTree(NodeViews, BroadPhase):
     def __init__(self, *, world=None, max_entries: int = 16, min_entries: int | None = None,
                  split: str = "quadratic"):
         super().__init__(world=world)
-        M = check_int("max_entries", max_entries, 2)
+        M = check_int("max_entries", max_entries, 2, MAX_FAN_OUT)
         m = max(1, min(M // 2, round(0.4 * M))) if min_entries is None else check_int("min_entries", min_entries, 1, M // 2)
         self._set_split(split, M)
         self.max_entries, self.min_entries = M, m

@@ -48,6 +48,7 @@ from ..core.buffers import grow
 from ..core.jit import njit
 
 __all__ = [
+    "MAX_FAN_OUT",
     "NodeArrays",
     "NodeViews",
     "QualityRow",
@@ -66,6 +67,11 @@ __all__ = [
     "fit_exponent",
     "to_unit",
 ]
+
+#: Largest fan-out M (``max_entries``) a tree accepts: every node reserves room for M entries
+#: (40 bytes each), so a larger M would allocate gigabytes for a few boxes; the papers' trees
+#: use M of 4 to a few hundred.
+MAX_FAN_OUT = 4096
 
 EMPTY_BOX = np.array([np.inf, np.inf, -np.inf, -np.inf])
 #: Columns of ``meta``: the root node, nodes handed out so far, nodes on the free stack.

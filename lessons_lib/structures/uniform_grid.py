@@ -35,7 +35,7 @@ References
 ----------
 * The quadtree answer set on Stack Overflow [SO-quadtree]:
   the fixed-resolution grid of 32-bit integers, its node lists, the
-  "dragons among orcs" big-object problem.
+  big-object problem (a few huge objects among many small ones, answer "2. Fundamentals").
 * magley, *Algorithms and data structures in the broad phase* (2026; [magley2026]): grid hashing with the four corners of a box.
 * A game-development lecture on spatial data structures [gamedev-lecture]: cell size about the typical object size.
 * C. Ericson, *Real-Time Collision Detection*, Morgan Kaufmann 2005, ch. 7.
