@@ -2,7 +2,7 @@
 
 A student pressing "Interrupt kernel" sends SIGINT. These tests deliver SIGINT at every
 Python-level step of each mutating call (a trace function raises the signal at the k-th
-line executed) on every registered structure, then check that the call finished, the
+line of the library executed) on every registered structure, then check that the call finished, the
 KeyboardInterrupt came right after it, and the structure is exactly what the call
 without an interrupt gives: same ids and boxes, same pairs as brute force, its own
 invariants intact (or, for an interrupt that lands before the call begins, exactly the
@@ -10,17 +10,24 @@ structure as it was).
 """
 from __future__ import annotations
 
+import pathlib
 import signal
 import sys
 
 import numpy as np
 import pytest
 
+import lessons_lib
 from lessons_lib import STRUCTURES, make_scene
 from lessons_lib.core.interrupts import deferring, uninterrupted
 from lessons_lib.structures.brute_force import brute_force_pairs
 
 POINTS = 40  # injection points tried per call, spread over its steps
+LIBRARY = str(pathlib.Path(lessons_lib.__file__).parent)  # steps are the library's own lines
+
+
+def _library_line(frame, event) -> bool:
+    return event == "line" and frame.f_code.co_filename.startswith(LIBRARY)
 
 
 def _populated(name):
@@ -55,7 +62,7 @@ def _count_lines(fn) -> int:
 
     def tracer(frame, event, arg):
         nonlocal n
-        if event == "line":
+        if _library_line(frame, event):
             n += 1
         return tracer
 
@@ -73,7 +80,7 @@ def _interrupt_at(k: int, fn) -> tuple[bool, bool]:
 
     def tracer(frame, event, arg):
         nonlocal seen, raised
-        if event == "line":
+        if _library_line(frame, event):
             seen += 1
             if seen == k:
                 raised = True
