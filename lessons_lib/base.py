@@ -24,6 +24,13 @@ Conventions
   :func:`lessons_lib.structures.brute_force.brute_force_pairs`.
 * The ``world`` is a hint for sizing cells and roots. It never limits
   correctness: a box outside it is still stored and found.
+* Threads: reads (``query``, ``pairs``, ``len``, ``in``) may run from several
+  threads at once on one instance (a Dask threaded scheduler, a
+  ``ThreadPoolExecutor``): no structure shares scratch between calls, and a
+  lazy rebuild runs once, under a lock (:mod:`lessons_lib.core.scratch`;
+  ``tests/test_concurrent_reads.py``). Changes (``insert``, ``remove``,
+  ``update``, ``update_many``, ``cleanup``, ``clear``) are for one thread at a
+  time, with no read running meanwhile.
 """
 from __future__ import annotations
 

@@ -145,3 +145,32 @@ def test_brute_force_nearest_bad_input():
         brute_force_nearest([[0, 0, 1, 1]], [[0, 0]], ids=[1, 2])
     with pytest.raises(ValueError, match="k must be"):
         brute_force_nearest([[0, 0, 1, 1]], [[0, 0]], k=2)
+
+
+@pytest.mark.parametrize("name", TREES)
+@pytest.mark.parametrize("unit", [5e-324, 2.0 ** -1000, 1.0, 2.0 ** 1000], ids=["denormal", "tiny", "one", "huge"])
+def test_ranking_by_exact_distance_at_the_ends_of_the_float_range(name, unit):
+    """Lattice boxes scaled to the denormals near 1e-323 (issue 34, item 10), and to 2**-1000, 1 and 2**1000.
+
+    Near 1e-323 squared distances underflow to 0 and the distances themselves round to a few bits (2 and 2.83
+    times 5e-324 both come out as 1.5e-323): ranked by either, ties broke by id and the ids came out wrong.
+    The tree and brute force now agree exactly, and both rank as exact arithmetic does."""
+    rng = np.random.default_rng(11)
+    lo = rng.integers(-40, 40, (150, 2)).astype(float)
+    boxes = np.column_stack([lo, lo + rng.integers(0, 5, (150, 2))]) * unit
+    points = rng.integers(-50, 50, (25, 2)).astype(float) * unit
+    tree = STRUCTURES[name].from_boxes(boxes)
+    model = dict(enumerate(boxes.tolist()))
+    for k in (1, 4, 12):
+        got_ids, got_d = tree.nearest(points, k)
+        want_ids, want_d = brute_force_nearest(boxes, points, k)
+        np.testing.assert_array_equal(got_ids, want_ids)
+        np.testing.assert_array_equal(got_d, want_d)
+        for m, p in enumerate(points.tolist()):
+            assert got_ids[m].tolist() == exact_nearest(model, p, k)[0], f"point {m}, k={k}"
+
+
+def test_brute_force_nearest_ranks_exactly_where_squares_underflow():
+    t = 5e-324  # the smallest denormal: box 0 at 3 t, box 1 at 2.83 t (both print as 1.5e-323)
+    ids, d = brute_force_nearest([[3 * t, 0, 4 * t, 0], [2 * t, 2 * t, 3 * t, 3 * t]], [[0.0, 0.0]], k=2)
+    assert ids.tolist() == [[1, 0]] and (d > 0).all()

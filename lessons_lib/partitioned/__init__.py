@@ -32,7 +32,7 @@ Imports only :mod:`lessons_lib.base`, :mod:`lessons_lib.core`,
 :mod:`lessons_lib.geometry` and :mod:`lessons_lib.structures` (and Dask, when a
 join runs).
 """
-from .engine import BoxChunks, JoinResult, compute_on, partitioned_join
+from .engine import MAX_REPLICATION, BoxChunks, JoinResult, ReplicationWarning, compute_on, partitioned_join
 from .local import (
     PartitionResult,
     brute_force_cross_pairs,
@@ -57,6 +57,8 @@ from .partitioners import (
 )
 
 __all__ = [
+    "MAX_REPLICATION",
+    "ReplicationWarning",
     "BoxChunks",
     "JoinResult",
     "PARTITIONERS",

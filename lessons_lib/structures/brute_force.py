@@ -27,6 +27,7 @@ __all__ = [
     "double_loop_pairs",
     "pair_test_count",
     "brute_force_nearest",
+    "distance_keys",
     "all_pairs_kernel",
     "BruteForce",
 ]
@@ -188,7 +189,11 @@ def brute_force_nearest(boxes, points, k: int = 1, ids=None) -> tuple[np.ndarray
 
     Notes
     -----
-    O(n m) distances, computed one point at a time (memory O(n)).
+    O(n m) distances, computed one point at a time (memory O(n)). Each is
+    ranked by its exact ``(exponent, mantissa)`` (:func:`distance_keys`): the
+    squared distance ``dx * dx + dy * dy`` would overflow for far points and
+    underflow to 0 near 1e-323 (every box then tied, and ranked by id), and
+    the distance itself rounds to a few bits among the denormals.
     """
     b = as_boxes(boxes)
     pts = as_points(points).reshape(-1, 2)
@@ -201,12 +206,41 @@ def brute_force_nearest(boxes, points, k: int = 1, ids=None) -> tuple[np.ndarray
     out_ids = np.empty((len(pts), k), np.int64)
     out_d = np.empty((len(pts), k), np.float64)
     for m, (px, py) in enumerate(pts):
-        dx = np.maximum(np.maximum(b[:, 0] - px, 0.0), px - b[:, 2])
-        dy = np.maximum(np.maximum(b[:, 1] - py, 0.0), py - b[:, 3])
-        d2 = dx * dx + dy * dy
-        order = np.lexsort((ids, d2))[:k]
-        out_ids[m], out_d[m] = ids[order], np.sqrt(d2[order])
+        with np.errstate(over="ignore", invalid="ignore"):  # a gap beyond the float limit: redone below
+            dx = np.maximum(np.maximum(b[:, 0] - px, 0.0), px - b[:, 2])
+            dy = np.maximum(np.maximum(b[:, 1] - py, 0.0), py - b[:, 3])
+            exponent, mantissa, dist = distance_keys(dx, dy)
+        far = ~np.isfinite(dx) | ~np.isfinite(dy)
+        if far.any():  # the gap itself overflows: measure it in halves, one binary order up
+            bf = b[far]
+            hx = np.maximum(np.maximum(0.5 * bf[:, 0] - 0.5 * px, 0.0), 0.5 * px - 0.5 * bf[:, 2])
+            hy = np.maximum(np.maximum(0.5 * bf[:, 1] - 0.5 * py, 0.0), 0.5 * py - 0.5 * bf[:, 3])
+            e, mantissa[far], _ = distance_keys(hx, hy)
+            exponent[far], dist[far] = e + 1, np.inf
+        order = np.lexsort((ids, mantissa, exponent))[:k]
+        out_ids[m], out_d[m] = ids[order], dist[order]
     return out_ids, out_d
+
+
+def distance_keys(dx, dy) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``sqrt(dx**2 + dy**2)`` for arrays of non-negative gaps, as ``(E, M, d)`` with ``d = M * 2**E`` exactly.
+
+    ``0.5 <= M < 1`` and ``E`` int64 (``E = -2**40``, ``M = 0`` for a zero
+    distance); ``d`` as a float (``inf`` beyond the float limit). Sorting by
+    ``(E, M)`` ranks distances at any scale. The gaps are first scaled by the
+    power of two of the larger one (exact), so nothing overflows or underflows.
+    """
+    dx, dy = np.asarray(dx, np.float64), np.asarray(dy, np.float64)
+    s = np.maximum(dx, dy)
+    e0 = np.frexp(s)[1].astype(np.int64)
+    xs, ys = np.ldexp(dx, -e0), np.ldexp(dy, -e0)
+    mantissa, e = np.frexp(np.sqrt(xs * xs + ys * ys))
+    exponent = e.astype(np.int64) + e0
+    zero = s == 0.0
+    exponent[zero], mantissa[zero] = -(1 << 40), 0.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        dist = np.ldexp(mantissa, np.clip(exponent, -1 << 20, 1 << 20))
+    return exponent, mantissa, dist
 
 
 @register("brute_force")

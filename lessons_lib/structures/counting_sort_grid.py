@@ -78,6 +78,7 @@ from ..base import register
 from ..core.boxes import overlaps, row_overlaps
 from ..core.buffers import append_pairs, grow
 from ..core.interrupts import uninterrupted
+from ..core.scratch import RebuildLock
 from ..core.jit import njit, njit_parallel_and_serial, prange, threads, use_threads
 from ..core.params import check_flag
 from ..geometry import boxes_overlap
@@ -487,6 +488,7 @@ class CountingSortGrid(FixedGrid):
         self.rebuilds = 0
         self._stale = False
         self._last_pairs = 0
+        self._rebuild_lock = RebuildLock()  # the lazy rebuild runs once, whatever the threads reading
 
     @classmethod
     def suggested_cell_size(cls, boxes: np.ndarray, params: dict) -> float:
@@ -512,26 +514,35 @@ class CountingSortGrid(FixedGrid):
     # -- the rebuild --------------------------------------------------------
     @uninterrupted
     def rebuild(self) -> None:
-        """Sort every stored element into its cell now (done by itself before a query or pairs after a change)."""
-        table = self.elements
-        cap = table.capacity
-        if len(self.order) != cap:  # the table grew (or was made): match it, once
-            self.order = np.zeros(cap, dtype=np.int32)
-            self.sorted_boxes = np.zeros((cap, 4), dtype=np.float64)
-            self.cell_key = np.zeros(cap, dtype=np.int32)
-        parallel = self._use_threads()
-        self.giants = sort_into_cells(self.geom, table.boxes, table.alive, table.high_water, self.start, self.order,
-                                      self.sorted_boxes, self.cell_key, parallel=parallel)
-        self.rebuilds += 1
-        self._stale = False
+        """Sort every stored element into its cell now (done by itself before a query or pairs after a change).
+
+        Runs under the instance's rebuild lock: reads from several threads that
+        find the grid stale at once rebuild it once (:meth:`_fresh`).
+        """
+        with self._rebuild_lock:
+            table = self.elements
+            cap = table.capacity
+            if len(self.order) != cap:  # the table grew (or was made): match it, once
+                self.order = np.zeros(cap, dtype=np.int32)
+                self.sorted_boxes = np.zeros((cap, 4), dtype=np.float64)
+                self.cell_key = np.zeros(cap, dtype=np.int32)
+            parallel = self._use_threads()
+            self.giants = sort_into_cells(self.geom, table.boxes, table.alive, table.high_water, self.start,
+                                          self.order, self.sorted_boxes, self.cell_key, parallel=parallel)
+            self.rebuilds += 1
+            self._stale = False
 
     def _use_threads(self) -> bool:
         """Run the parallel kernels: asked for, and :func:`~lessons_lib.core.jit.use_threads`."""
         return self.parallel and use_threads()
 
     def _fresh(self) -> None:
+        """Rebuild if stale, once: a thread that finds the grid stale takes the lock and looks again (another
+        thread may have rebuilt it meanwhile); the flag is cleared only when the rebuild is complete."""
         if self._stale:
-            self.rebuild()
+            with self._rebuild_lock:
+                if self._stale:
+                    self.rebuild()
 
     # -- hooks ------------------------------------------------------------------
     def _insert(self, slot, box):

@@ -66,7 +66,7 @@ import sys
 import numpy as np
 
 from ..base import world_for
-from ..core.boxes import overlaps, row_overlaps
+from ..core.boxes import overlaps, row_overlaps, rows_overlap
 from ..core.buffers import grow
 from ..core.jit import njit
 
@@ -74,7 +74,8 @@ __all__ = [
     "XMIN", "YMIN", "XMAX", "YMAX", "USED", "FREE", "CELL_LIMIT", "MIN_CELL_SIZE",
     "cells_from_origin", "cell_of", "cell_span", "box_cells", "cell_of_centre",
     "new_lists", "grown", "grown_pool", "pool_full", "pool_push", "pool_unlink", "append_id",
-    "query_hit", "gather_cell", "cell_pairs", "cell_counts", "grid_world",
+    "query_hit", "gather_cell", "cell_pairs", "cell_counts", "grid_world", "oversize_pairs", "cells_each",
+    "any_over",
 ]
 
 #: Columns of a box row ``[xmin, ymin, xmax, ymax]``.
@@ -313,3 +314,47 @@ def cell_pairs(copy, m, c, r, out, k):
             k += (overlaps(ax0, ay0, ax1, ay1, box[j, XMIN], box[j, YMIN], box[j, XMAX], box[j, YMAX])
                   & (here_c | (col[j] == c)) & (here_r | (row[j] == r)))
     return out, k
+
+
+# --------------------------------------------------------------------------
+# Boxes too big for cells: the oversize list (spatial hash, uniform and hierarchical grids)
+# --------------------------------------------------------------------------
+@njit
+def cells_each(geom, boxes, slots):
+    """Cells each box of ``slots`` covers in the grid ``geom`` (clamped ranges): ``(k,)`` int64."""
+    out = np.empty(slots.shape[0], dtype=np.int64)
+    for k in range(slots.shape[0]):
+        c0, r0, c1, r1 = box_cells(geom, boxes, slots[k])
+        out[k] = (c1 - c0 + 1) * (r1 - r0 + 1)
+    return out
+
+
+@njit
+def any_over(geom, boxes, slots, budget):
+    """Does any box of ``slots`` cover more than ``budget`` cells of the grid ``geom``? Stops at the first."""
+    for k in range(slots.shape[0]):
+        c0, r0, c1, r1 = box_cells(geom, boxes, slots[k])
+        if (c1 - c0 + 1) * (r1 - r0 + 1) > budget:
+            return True
+    return False
+
+
+@njit
+def oversize_pairs(big, live, boxes):
+    """Pairs of each oversize slot of ``big`` with every other live slot (oversize-oversize pairs once)."""
+    out = np.empty((16, 2), dtype=np.int64)
+    k = 0
+    is_big = np.zeros(boxes.shape[0], dtype=np.bool_)
+    for s in big:
+        is_big[s] = True
+    for a in big:
+        for s in live:
+            if s == a or (is_big[s] and s < a):
+                continue
+            if rows_overlap(boxes, s, boxes, a):
+                if k == out.shape[0]:
+                    out = grow(out, k)
+                out[k, 0] = a
+                out[k, 1] = s
+                k += 1
+    return out[:k].copy()

@@ -14,7 +14,10 @@ answer set ([SO-quadtree], "coarse/fine grids and the row optimisation"):
   that becomes empty is freed (it holds no cells at all).
 
 Occupancy bools are set on insert and *not* cleared on remove (a bool cannot
-count): a stale True costs a little time, never an answer. :meth:`cleanup`
+count): a stale True costs a little time, never an answer. A box covering more
+than ``max_box_cells`` fine cells goes on an oversize list instead of into the
+rows, as in the uniform grid
+(:class:`~lessons_lib.structures.uniform_grid.OversizeList`). :meth:`cleanup`
 recomputes them from the fine rows.
 
 Layout
@@ -59,7 +62,7 @@ from ..core.jit import njit
 from ..core.params import check_int
 from .grid_cells import (FREE, USED, XMAX, XMIN, YMAX, YMIN, append_id, box_cells, cell_pairs, cell_span, gather_cell,
                          pool_push, pool_unlink, query_hit)
-from .uniform_grid import DEFAULT_MAX_CELLS, FixedGrid
+from .uniform_grid import DEFAULT_MAX_BOX_CELLS, DEFAULT_MAX_CELLS, FixedGrid, OversizeList
 
 __all__ = ["HierarchicalGrid"]
 
@@ -346,7 +349,7 @@ def cleanup_marks(rows_, geom, marks):
 # The structure
 # --------------------------------------------------------------------------
 @register("hierarchical_grid")
-class HierarchicalGrid(FixedGrid):
+class HierarchicalGrid(OversizeList, FixedGrid):
     """A fine grid stored as per-row node pools, with parent and grandparent occupancy grids.
 
     Parameters
@@ -360,6 +363,13 @@ class HierarchicalGrid(FixedGrid):
         grandparent cell covers ``grandparent_factor`` parent cells a side (>= 2).
     max_cells : int
         Refuse fine grids with more cells than this.
+    max_box_cells : int
+        The budget of fine cells per box (>= 1, default 65,536): a box covering
+        more is not filed in cells but kept on the *oversize list*
+        (:class:`~lessons_lib.structures.uniform_grid.OversizeList`,
+        :meth:`oversize`), tested box by box by queries and against every
+        element by ``pairs()``; no box costs more than ``8 * max_box_cells``
+        bytes of nodes, whatever the cell size.
 
     Attributes
     ----------
@@ -401,8 +411,9 @@ class HierarchicalGrid(FixedGrid):
     """
 
     def __init__(self, *, world=None, cell_size=None, parent_factor: int = 4, grandparent_factor: int = 4,
-                 max_cells: int = DEFAULT_MAX_CELLS):
+                 max_cells: int = DEFAULT_MAX_CELLS, max_box_cells: int = DEFAULT_MAX_BOX_CELLS):
         super().__init__(world=world, cell_size=cell_size, max_cells=max_cells)
+        self._init_oversize(max_box_cells)
         self.parent_factor = check_int("parent_factor", parent_factor, 2)
         self.grandparent_factor = check_int("grandparent_factor", grandparent_factor, 2)
         fp, fg = self.parent_factor, self.grandparent_factor
@@ -439,31 +450,25 @@ class HierarchicalGrid(FixedGrid):
             return None
         return tuple(a.copy() for a in row_lists(self.rows_, r, self.cols))
 
-    # -- hooks: each calls one step ---------------------------------------
-    def _insert(self, slot, box):
-        self._build(np.array([slot], dtype=np.int64))
-
-    def _build(self, slots):
+    # -- the steps over cells (OversizeList routes the boxes too big for them) ----
+    def _file(self, slots):
         self.heads, self.nxt, self.elem = insert_boxes(self.rows_, self.geom, self.marks, self.elements.boxes, slots)
 
-    def _remove(self, slot, box):
+    def _unfile(self, slot):
         self.heads, self.nxt, self.elem = remove_box(self.rows_, self.geom, self.elements.boxes, slot)
 
-    def _update(self, slot, old, new):
-        self._update_many(np.array([slot], dtype=np.int64), old.reshape(1, 4), new.reshape(1, 4))
-
-    def _update_many(self, slots, old, new):
+    def _refile(self, slots, old, new):
         self.heads, self.nxt, self.elem = move_boxes(self.rows_, self.geom, self.marks, slots, old, new)
 
     def _query(self, box):
         slots, self.last_query_cells, self.last_query_coarse = query_box(self.rows_, self.geom, self.marks,
                                                                          self.elements.boxes, box)
-        return slots
+        return self._with_oversize_hits(slots, box)
 
     def _pairs(self):
         p, self.last_pair_tests = pairs_by_reference_cell(self.rows_, self.geom, self.elements.boxes,
                                                           self.elements.high_water)
-        return p
+        return self._with_oversize_pairs(p)
 
     def _clear(self):
         self.row_block[:, CELLS] = -1
@@ -473,13 +478,14 @@ class HierarchicalGrid(FixedGrid):
         self.arena[:] = 0
         self.parent[:] = False
         self.grandparent[:] = False
+        self._big.clear()
 
     def _cleanup(self):
         """Recompute the occupancy grids (clears the marks left by removals)."""
         cleanup_marks(self.rows_, self.geom, self.marks)
 
     def _nbytes(self):
-        return sum(a.nbytes for a in self.rows_) + self.parent.nbytes + self.grandparent.nbytes
+        return sum(a.nbytes for a in self.rows_) + self.parent.nbytes + self.grandparent.nbytes + 8 * len(self._big)
 
     def regions(self):
         """Grandparent cells (depth 0), marked parent cells (1), non-empty fine cells (2)."""

@@ -487,8 +487,8 @@ class LooseQuadtree(QuadNodes, BroadPhase):
         self.node_meta = np.array([1, -1], dtype=np.int64)
         self.enext = np.full(16, -1, dtype=np.int32)
         self.leaf = np.full(16, -1, dtype=np.int32)
-        self._stack = np.empty(3 * self.max_depth + 2, dtype=np.int64)
-        self._out = np.empty(64, dtype=np.int64)
+        self._query_hint = 64  # room a query's output starts with (made per call, with its stack: threads
+                               # querying at once never share them)
         self._pair_hint = 1024
         self._clear()
 
@@ -544,12 +544,15 @@ class LooseQuadtree(QuadNodes, BroadPhase):
 
     def _query(self, box):
         q = box.tolist()
+        stack = np.empty(3 * self.max_depth + 2, dtype=np.int64)
+        out = np.empty(self._query_hint, dtype=np.int64)
         while True:
             m, self.last_query_nodes, self.last_query_tests = query(
-                self.tree, self.elements.boxes, q[0], q[1], q[2], q[3], self._stack, self._out)
-            if m <= len(self._out):
-                return self._out[:m].copy()
-            self._out = np.empty(2 * m, dtype=np.int64)
+                self.tree, self.elements.boxes, q[0], q[1], q[2], q[3], stack, out)
+            if m <= len(out):
+                return out[:m].copy()
+            self._query_hint = 2 * m
+            out = np.empty(2 * m, dtype=np.int64)
 
     def _pairs(self):
         big = max(1, int(self.nodes[: int(self.node_meta[USED]), COUNT].max()))

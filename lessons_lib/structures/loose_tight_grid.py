@@ -130,6 +130,7 @@ from ..base import register
 from ..core.boxes import overlaps, row_overlaps
 from ..core.jit import njit
 from ..core.params import check_int
+from ..core.scratch import RebuildLock
 from .grid_cells import (FREE, USED, XMAX, XMIN, YMAX, YMIN, cell_counts, cell_of_centre, cell_span, cells_from_origin,
                          grown_pool, new_lists, pool_full, pool_push, pool_unlink)
 from .loose_bounds import EMPTY_RECT, f32_down, f32_up, grow_rect, set_empty, widen_rect
@@ -798,7 +799,8 @@ class LooseTightGrid(FixedGrid):
         self.lreg = np.full((L, 4), -1, dtype=np.int32)
         self.enext = np.full(16, -1, dtype=np.int32)
         self.thead, self.tnxt, self.tcell, self.tstate = new_lists(self.trows * self.tcols, max(16, L // 2))
-        self._out = np.empty(64, dtype=np.int64)
+        self._query_hint = 64  # room a query's output starts with (made per call: threads never share it)
+        self._layout_lock = RebuildLock()  # the lazy layout of pairs() runs once, whatever the threads reading
         # The layout pairs() reads (see lay_out): near elements in cell order, then the giants.
         self.start = np.zeros(L + 1, dtype=np.int32)
         self.srect = np.tile(EMPTY_RECT, (L, 1))
@@ -880,12 +882,14 @@ class LooseTightGrid(FixedGrid):
             self.loose, self.tight, self.geom, self.tgeom, self.elements.boxes, slots, old)
 
     def _query(self, box):
+        out = np.empty(self._query_hint, dtype=np.int64)  # per call: queries in several threads never share it
         while True:
             m, self.last_query_cells, self.last_query_tests = query_core(
-                self.loose, self.tight, self.tgeom, self.elements.boxes, box, self._out)
-            if m <= len(self._out):
-                return self._out[:m].copy()
-            self._out = np.empty(2 * m, dtype=np.int64)
+                self.loose, self.tight, self.tgeom, self.elements.boxes, box, out)
+            if m <= len(out):
+                return out[:m].copy()
+            self._query_hint = 2 * m
+            out = np.empty(2 * m, dtype=np.int64)
 
     def lay_out(self) -> None:
         """Copy the near elements in cell order and the giants sorted for their sweep: the layout ``pairs`` reads.
@@ -927,8 +931,10 @@ class LooseTightGrid(FixedGrid):
         are), the giants' rows sorted by partner (:func:`sort_by_partner`).
         Scratch arrays are made per call (not in ``memory_bytes``).
         """
-        if not self._laid_out:
-            self.lay_out()
+        if not self._laid_out:  # once, under a lock: several threads may find it stale at once
+            with self._layout_lock:
+                if not self._laid_out:
+                    self.lay_out()
         big = max(1, int(self.lcount.max()))
         scratch = (np.empty(big, dtype=np.int64), np.empty(3 * big, dtype=np.int64))
         sweep = ((self.py0, self.py1, self.px0, self.px1) if self._sweep_y

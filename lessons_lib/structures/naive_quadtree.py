@@ -25,21 +25,23 @@ Rules
   - **split only if it separates**: when every element's box, clipped to the
     leaf, is the same (identical boxes, or boxes covering the whole leaf),
     every child would receive all of them, at every depth;
-  - **split only if most of the leaf is not covered** (the covered-leaf rule):
-    when at least half of its elements cover the whole leaf (mutually
-    overlapping boxes, a box the size of the world), each of those would be
-    copied into all four children, and into every leaf below them, while
-    separating from nothing: the split would multiply the copies without
-    removing a single pair test. Without this rule, one world-covering box
-    among 40 small ones (``capacity=1, max_depth=12``) made every leaf along
-    the small boxes' edges split down to ``max_depth``: 38,000 nodes instead
-    of 145; 1,200 distinct boxes sharing one point made 21,000.
+  - **split only if it thins**: when the split would copy most elements into
+    most children instead of sharing them out: at least half of them cover
+    the whole leaf (each would be copied into all four children and every
+    leaf below, separating from nothing), or two children would each
+    receive all of them (long boxes along a midline, boxes sharing one
+    point), or the children would hold more than ``2 n + capacity`` entries
+    together. Without it, one world-covering box among 40 small ones
+    (``capacity=1, max_depth=12``) made every leaf along the small boxes'
+    edges split down to ``max_depth`` (38,000 nodes instead of 145), and
+    boxes sharing one point made thousands of nodes each holding most of them.
 
   Such a leaf simply grows, so coincident, huge and mutually overlapping boxes
-  cost memory linear in their number, whatever ``max_depth`` and ``capacity``.
-  Both rules are checked again when elements leave an over-full leaf (a
-  ``remove``, or an ``update`` that moves them out): if the leaf would now
-  split, it splits then.
+  cost memory near-linear in their number, whatever ``max_depth`` and
+  ``capacity``. A split's children are judged once each, holding all they
+  received. Both rules are checked again when elements leave an over-full leaf
+  (a ``remove``, or an ``update`` that moves them out): if it would now split,
+  it splits then.
 * A box goes into **every leaf it touches** (closed rectangles: a box lying on
   the line between two quadrants goes into both).
 * A box (partly) outside the root is routed by its clamp to the root's
@@ -49,7 +51,11 @@ Rules
   their lists. Emptied leaves stay until :meth:`cleanup`, which turns a branch
   whose four children are leaves holding at most half of ``capacity`` entries
   together back into a leaf (one level per call), so the tree follows where the
-  elements are now, not everywhere they have been.
+  elements are now, not everywhere they have been. While the leaves hold more
+  than two entries per element, it also merges (children first, in one call)
+  every branch whose merged leaf the two rules would keep whole: inserts never
+  merge, so boxes that came to cover a region split for small ones are copied
+  into all its leaves until then. ``from_boxes`` does the same at its end.
 * ``pairs`` tests all pairs inside each leaf and drops duplicates (pairs met in
   several leaves) with a Python ``set``.
 
@@ -72,7 +78,6 @@ from ..core.params import check_int
 from ..geometry import as_box
 from .quad_nodes import MAX_DEPTH_LIMIT, SquareWorldFromBoxes, merge_limit
 
-RULE = lambda n, cap: 2 * n + cap
 __all__ = ["Node", "NaiveQuadtree", "child_rects"]
 
 
@@ -135,7 +140,13 @@ class NaiveQuadtree(SquareWorldFromBoxes, BroadPhase):
     max_depth : int
         Depth at which leaves stop splitting (0 = the root never splits;
         at most 30). Default 8. A leaf also stays a leaf when a split would
-        separate nothing (coincident boxes, boxes covering the whole leaf).
+        separate nothing (*split only if it separates*: coincident boxes,
+        boxes covering the whole leaf) or would copy most of its elements
+        into most children (*split only if it thins*: at least half of them
+        cover the leaf, two children would each get all of them, or the
+        children would hold more than ``2 n + capacity`` entries), so nodes
+        stay near-linear in the number of elements at every ``capacity`` and
+        ``max_depth``.
 
     Raises
     ------
@@ -227,41 +238,67 @@ class NaiveQuadtree(SquareWorldFromBoxes, BroadPhase):
         """A leaf holding more than ``capacity`` elements above ``max_depth``: the rules decide whether it splits."""
         return node.is_leaf and len(node.elements) > self.capacity and node.depth < self.max_depth
 
-    def _clipped(self, slot: int, rect) -> tuple:
-        """The routed box of ``slot`` clipped to ``rect``: what decides which of its descendants it lies in."""
-        b = self._route(self.elements.boxes[slot])
-        return max(b[0], rect[0]), max(b[1], rect[1]), min(b[2], rect[2]), min(b[3], rect[3])
-
     def _splits(self, node: Node) -> bool:
-        """Would the over-full leaf ``node`` split? Only if it separates, and only if most of it is not covered.
+        """Would the over-full leaf ``node`` split? Only if it separates, and only if it thins.
 
         *Split only if it separates*: not when the routed boxes of all its
-        elements, clipped to the leaf, are equal. *Split only if most of the
-        leaf is not covered*: not when at least half of them cover the whole
-        leaf (clipped, they are the leaf's rectangle): each would be copied
-        into every child and separate from nothing. One pass over the leaf's
-        elements (vectorised for a large leaf).
+        elements, clipped to the leaf, are equal. *Split only if it thins*:
+        not when the split would copy most elements into most children: when
+        at least half of them cover the whole leaf (clipped, they are the
+        leaf's rectangle), when two or more children would each receive all
+        of them, or when the children would hold more than ``2 n + capacity``
+        entries together. One pass over the leaf's elements (vectorised for a large leaf).
         """
         e, rect = node.elements, node.rect
         mx, my = 0.5 * rect[0] + 0.5 * rect[2], 0.5 * rect[1] + 0.5 * rect[3]
         x0, y0, x1, y1 = self.root.rect
+        n = len(e)
+        if n <= 32:  # the usual case (a leaf just over capacity): plain Python beats numpy's set-up
+            boxes = self.elements.boxes
+            covering = copies = 0
+            seen, whole = set(), [0, 0, 0, 0]
+            for s in e:
+                b = boxes[s].tolist()
+                c = (max(min(max(b[0], x0), x1), rect[0]), max(min(max(b[1], y0), y1), rect[1]),
+                     min(min(max(b[2], x0), x1), rect[2]), min(min(max(b[3], y0), y1), rect[3]))
+                seen.add(c)
+                covering += c == rect
+                left, right, low, high = c[0] <= mx, c[2] >= mx, c[1] <= my, c[3] >= my
+                copies += (left + right) * (low + high)
+                whole[0] += left and high
+                whole[1] += right and high
+                whole[2] += left and low
+                whole[3] += right and low
+            return (2 * covering < n and copies <= 2 * n + self.capacity and whole.count(n) <= 1
+                    and len(seen) > 1)
         b = self.elements.boxes[np.array(e, dtype=np.int64)]
         lo = np.maximum(np.clip(b[:, :2], (x0, y0), (x1, y1)), rect[:2])
         hi = np.minimum(np.clip(b[:, 2:], (x0, y0), (x1, y1)), rect[2:])
         c = np.hstack([lo, hi])
         covering = int((c == rect).all(axis=1).sum())
-        kx = (c[:, 0] <= mx).astype(np.int64) + (c[:, 2] >= mx)
-        ky = (c[:, 1] <= my).astype(np.int64) + (c[:, 3] >= my)
-        copies = int((kx * ky).sum())
-        n = len(e)
-        return 2 * covering < n and copies <= RULE(n, self.capacity) and bool((c != c[0]).any())
+        left, right, low, high = c[:, 0] <= mx, c[:, 2] >= mx, c[:, 1] <= my, c[:, 3] >= my
+        copies = int(((left.astype(np.int64) + right) * (low.astype(np.int64) + high)).sum())
+        holding_all = sum(bool(h.all()) for h in (left & high, right & high, left & low, right & low))
+        return (2 * covering < n and copies <= 2 * n + self.capacity and holding_all <= 1
+                and bool((c != c[0]).any()))
 
     def _split(self, node: Node) -> None:
-        """Turn a full leaf into a branch with four children and push its elements down."""
+        """Turn a full leaf into a branch with four children and push its elements down.
+
+        Every element goes into the children its routed box touches; then each
+        child is judged once, holding all it received (one pass over its list,
+        not one per element), and split in turn if the rules say so.
+        """
         node.children = [Node(r, node.depth + 1) for r in child_rects(node.rect)]
         moving, node.elements = node.elements, []
         for s in moving:
-            self._insert_routed(node, s, self._route(self.elements.boxes[s]))
+            routed = self._route(self.elements.boxes[s])
+            for child in node.children:
+                if _touches(child.rect, routed):
+                    child.elements.append(s)
+        for child in node.children:
+            if self._over_full(child) and self._splits(child):
+                self._split(child)
 
     def _build(self, slots):
         """Insert one by one; then, if copies dominate (more than two entries per element), merge the
@@ -344,22 +381,27 @@ class NaiveQuadtree(SquareWorldFromBoxes, BroadPhase):
 
         One level per call; half the capacity, so that a merged leaf does not split again at the next insert.
         While the leaves hold more than two entries per element (copies dominate), a branch whose merged
-        leaf the rules would keep whole (:meth:`_splits`) is merged too: boxes that came to cover a region
-        split for small ones are copied into every leaf there, and this undoes those splits.
+        leaf the rules would keep whole (:meth:`_splits`) is merged too, children first, so that an
+        overgrown subtree merges in one call: boxes that came to cover a region split for small ones are
+        copied into every leaf there, and this undoes those splits.
 
-        The merged leaf holds their elements, each once. Parents are visited
-        before children, so a branch whose children merge waits for the next call.
+        The merged leaf holds their elements, each once. Otherwise parents are
+        visited before children, so a branch whose children merge waits for the next call.
         """
         self._cleanup_pass()
 
     def _cleanup_pass(self) -> int:
-        """One level of :meth:`_cleanup`; returns the number of branches merged."""
+        """One call of :meth:`_cleanup`; returns the number of branches merged."""
         thorough = self._held() > 2 * len(self)
-        stack = [self.root] if not self.root.is_leaf else []
+        stack = [(self.root, False)] if not self.root.is_leaf else []
         merged_branches = 0
         while stack:
-            node = stack.pop()
+            node, children_done = stack.pop()
             kids = node.children
+            if thorough and not children_done:  # children first: a whole overgrown subtree merges now
+                stack.append((node, True))
+                stack.extend((c, False) for c in kids if not c.is_leaf)
+                continue
             if all(c.is_leaf for c in kids):
                 merged = list(dict.fromkeys(s for c in kids for s in c.elements))
                 if (sum(len(c.elements) for c in kids) <= self.merge_limit
@@ -367,8 +409,8 @@ class NaiveQuadtree(SquareWorldFromBoxes, BroadPhase):
                     node.elements = merged
                     node.children = None
                     merged_branches += 1
-            else:
-                stack.extend(c for c in kids if not c.is_leaf)
+            elif not thorough:
+                stack.extend((c, False) for c in kids if not c.is_leaf)
         return merged_branches
 
     def _held(self) -> int:

@@ -406,7 +406,7 @@ class PointGrid(FixedGrid):
         w = self.world
         #: Rounding of centres: a search is grown by this much more than the bound.
         self._slack = 4 * _EPS * float(np.abs(w).max())
-        self._out = np.empty(64, dtype=np.int64)
+        self._query_hint = 64  # room a query's output starts with (made per call: threads never share it)
         self._pair_hint = 1024
         self._many_hint = 64
         self.last_query_tests = 0
@@ -498,12 +498,14 @@ class PointGrid(FixedGrid):
         self._widen(largest)
 
     def _query(self, box):
+        out = np.empty(self._query_hint, dtype=np.int64)  # per call: queries in several threads never share it
         while True:
             m, self.last_query_cells, self.last_query_tests = query_core(
-                self.lists, self.geom, self.elements.boxes, box, self.search_half_size(), self._out)
-            if m <= len(self._out):
-                return self._out[:m].copy()
-            self._out = np.empty(2 * m, dtype=np.int64)
+                self.lists, self.geom, self.elements.boxes, box, self.search_half_size(), out)
+            if m <= len(out):
+                return out[:m].copy()
+            self._query_hint = 2 * m
+            out = np.empty(2 * m, dtype=np.int64)
 
     def query_many(self, boxes, *, sort: bool = True) -> np.ndarray:
         """Every (query, stored element) pair that meets: one compiled pass for many query boxes.

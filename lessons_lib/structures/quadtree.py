@@ -40,21 +40,46 @@ max(cy0_a, cy0_b))``, the cell of the lower-left corner of the intersection.
 Operations
 ----------
 * insert: push an element node on every leaf the box's cell range overlaps. A
-  leaf over ``capacity`` (above ``max_depth``) **splits**, unless no split
-  could separate its elements (they all have the same cell range inside the
-  leaf: identical boxes, or boxes covering it): then every child would get all
-  of them, at every depth. Memory stays linear however many elements coincide.
-* remove: unlink the element nodes from the leaves the box overlaps.
+  leaf over ``capacity`` (above ``max_depth``) **splits** when two rules allow
+  it (:func:`split_pays`, one pass over its list):
+
+  - **split only if it separates**: not when its elements all have the same
+    cell range inside the leaf (identical boxes, or boxes covering it): every
+    child would get all of them, at every depth;
+  - **split only if it thins**: not when the split would copy most elements
+    into most children instead of sharing them out: at least half of them
+    cover the whole leaf (each would be copied into every leaf below it,
+    separating from nothing), or two children would each receive all of
+    them (long boxes along a midline, boxes sharing one point), or the
+    children would hold more than ``2 count + capacity`` element nodes
+    together. Without it, 1,200 distinct boxes sharing one point built
+    21,500 nodes and one world-sized box among 40 small ones
+    (``capacity=1, max_depth=12``) 25,000 instead of 145.
+
+  A leaf the rules keep whole simply grows: memory stays near-linear however
+  many elements coincide or overlap, and a split of ``count`` elements never
+  makes more than ``2 count + capacity`` element nodes. The children of a
+  split are judged once each, holding all they received.
+* remove: unlink the element nodes from the leaves the box overlaps; an
+  over-full leaf it leaves is judged again (it may split now that, say, a
+  covering box has gone), so every over-full leaf above ``max_depth`` is one
+  the rules keep whole.
 * update: skipped when the new box keeps its cells, or lies in the same
   leaves; else unlink from the old leaves and insert from the new ones (a
-  batch unlinks every mover first, then inserts them).
+  batch unlinks every mover first, then inserts them, then judges the
+  over-full leaves they left).
 * descents (query, remove, insert, update) first walk down the single path
   while the box lies inside one child, then branch out where it straddles.
 * cleanup: a branch whose four children are leaves holding at most half of
   ``capacity`` element nodes together (:func:`~lessons_lib.structures.quad_nodes.merge_limit`;
   empty children are the common case) becomes one leaf; one level per call,
   never the root. The tree follows where the
-  elements are now, not everywhere they have been: memory stays flat.
+  elements are now, not everywhere they have been: memory stays flat. While
+  the leaves hold more than two element nodes per element (copies dominate),
+  cleanup also merges, bottom-up in one call, every quartet whose merged leaf
+  the rules would keep whole: inserts never merge, so boxes that came to
+  cover a region split earlier for small ones are copied into every leaf
+  there until a cleanup (a bulk load does the same at its end).
 * pairs: walk the leaves in tree order and test the pairs inside each leaf.
 
 References
@@ -75,11 +100,12 @@ from ..core.buffers import grow
 from ..core.freelist import HEAD, USED, fl_erase, fl_erase_block, fl_grow, fl_holes, fl_take
 from ..core.jit import njit
 from ..core.params import check_int
+from ..core.scratch import ThreadScratch, on_main_thread
 from .grid_cells import cell_of
 from .element_nodes import ELEMENT, NEXT, compact_element_nodes, leaf_order, push, unlink
 from .quad_nodes import (BL, BR, BRANCH, COUNT, FIRST, MAX_DEPTH_LIMIT, ROW_COUNT, ROW_DEPTH, ROW_LX, ROW_LY, ROW_NODE,
-                         TL, TR, QuadNodes, cell_box, cell_frame, child_corner, cell_rects, leaves_overlapping, merge_limit,
-                         morton_order, narrowest_node, node_rows, put, put_children, take)
+                         TL, TR, QuadNodes, cell_box, cell_frame, cell_rects, child_corner, leaves_overlapping,
+                         merge_limit, morton_order, narrowest_node, node_rows, put, put_children, take)
 
 __all__ = ["Quadtree", "NEXT", "ELEMENT", "TL", "TR", "BL", "BR", "BRANCH"]
 
@@ -90,6 +116,17 @@ DONE, NEED_TASKS, NEED_ENODES, NEED_NODES = 0, 1, 2, 3
 # ==========================================================================
 # Insert and split
 # ==========================================================================
+#: The element column of a task that only asks "does this leaf split now?": a split pushes one per child,
+#: below its elements' tasks, so that each child is judged once, with all it received.
+CHECK = -1
+
+
+@njit(inline="always")
+def quiet(e):
+    """The element column of a task that puts ``e`` into leaves without judging them (a split's elements)."""
+    return -e - 2
+
+
 @njit
 def insert(tree, cells, capacity, boxes, tasks, top):
     """Run the insert work list ``tasks[:top]`` until it is empty or an array is full.
@@ -97,49 +134,70 @@ def insert(tree, cells, capacity, boxes, tasks, top):
     A task ``(node, depth, lx, ly, element)`` means "put this element into
     every leaf under this node that its cell range overlaps". A branch
     replaces its task by tasks on the children the range overlaps; a leaf
-    gets an element node, and a leaf over ``capacity`` splits (its elements
-    become tasks on it, now a branch). Before a task is taken, the room it
-    needs is checked; when an array is full, returns ``(top, NEED_...)`` with
-    the work list intact, for the caller to grow that array and call again.
-    Returns ``(top, DONE)`` when the work is done.
+    gets an element node, and a leaf over ``capacity`` splits if the rules
+    say so (:func:`split_pays`): its elements become tasks on it, now a
+    branch, marked :func:`quiet` (routed without judging), below which one
+    :data:`CHECK` task per child judges that child once it holds them all
+    (one pass over its list, not one per element it receives). Before a
+    task is taken, the room it needs is checked; when an array is full,
+    returns ``(top, NEED_...)`` with the work list intact, for the caller to
+    grow that array and call again. Returns ``(top, DONE)`` when the work is
+    done.
     """
     nodes, nmeta, enodes, emeta = tree
     max_depth = cells[4]
     while top > 0:
         t = top - 1
         node, depth, lx, ly, e = take(tasks, t)
+        if e == CHECK:
+            if nodes[node, COUNT] > capacity and depth < max_depth and split_pays(tree, cells, boxes, node, depth,
+                                                                                  lx, ly, capacity):
+                need = room_to_split(tree, tasks, t, node)
+                if need != DONE:
+                    return top, need
+                top = split(tree, node, depth, lx, ly, max_depth, tasks, t)
+            else:
+                top = t
+            continue
+        s = e if e >= 0 else -e - 2
         if nodes[node, COUNT] == BRANCH:
             if t + 4 > tasks.shape[0]:
                 return top, NEED_TASKS
-            cx0, cy0, cx1, cy1 = cell_box(cells, boxes[e, 0], boxes[e, 1], boxes[e, 2], boxes[e, 3])
+            cx0, cy0, cx1, cy1 = cell_box(cells, boxes[s, 0], boxes[s, 1], boxes[s, 2], boxes[s, 3])
             top = put_children(tasks, t, nodes[node, FIRST], depth, lx, ly, max_depth, cx0, cy0, cx1, cy1, e)
             continue
-        need = room_to_push(tree, tasks, t, node, depth, capacity, max_depth)
+        need = room_to_push(tree, tasks, t, node, depth, capacity, max_depth, e >= 0)
         if need != DONE:
             return top, need
         top = t
-        push(tree, node, e)
-        if nodes[node, COUNT] > capacity and depth < max_depth and split_pays(tree, cells, boxes, node, depth,
-                                                                              lx, ly, capacity):
-            top = split(tree, node, depth, lx, ly, tasks, top)
+        push(tree, node, s)
+        if e >= 0 and nodes[node, COUNT] > capacity and depth < max_depth and split_pays(
+                tree, cells, boxes, node, depth, lx, ly, capacity):
+            top = split(tree, node, depth, lx, ly, max_depth, tasks, top)
     return top, DONE
 
 
 @njit
-def split(tree, node, depth, lx, ly, tasks, top):
+def split(tree, node, depth, lx, ly, max_depth, tasks, top):
     """Turn leaf ``node`` into a branch with four empty leaves; its elements become tasks on it.
 
-    The work list then routes them into the children. Returns the new ``top``.
+    One :data:`CHECK` task per child goes first (popped last, in tree
+    order), then the elements' :func:`quiet` tasks: the work list routes
+    them into the children, then judges each child. Returns the new ``top``.
     """
     nodes, nmeta, enodes, emeta = tree
     first = fl_take(nodes, nmeta, 4)
-    for j in range(4):
+    half = (1 << (max_depth - depth)) >> 1
+    for j in (BR, BL, TR, TL):
         nodes[first + j, FIRST] = -1
         nodes[first + j, COUNT] = 0
+        cx, cy = child_corner(j, lx, ly, half)
+        put(tasks, top, first + j, depth + 1, cx, cy, CHECK)
+        top += 1
     it = nodes[node, FIRST]
     while it != -1:
         nxt = enodes[it, NEXT]
-        put(tasks, top, node, depth, lx, ly, enodes[it, ELEMENT])
+        put(tasks, top, node, depth, lx, ly, quiet(enodes[it, ELEMENT]))
         top += 1
         fl_erase(enodes, emeta, it)
         it = nxt
@@ -155,13 +213,14 @@ def split_pays(tree, cells, boxes, node, depth, lx, ly, capacity):
     *Split only if it separates*: not when every element has the same cell
     range inside the leaf (identical boxes, or boxes covering the whole
     leaf): every child, at every depth, would receive all of them.
-    *Split only if it thins*: not when at least half of the elements cover
-    the whole leaf (each would be copied into every child and every leaf
-    below, separating from nothing), nor when the children would hold more
-    than ``2 n + capacity`` element nodes together (``n`` the leaf's count):
-    the split would copy most elements into most children (boxes that all
-    overlap one another, or one point) instead of sharing them out. The
-    pass stops as soon as the answer is known to be no.
+    *Split only if it thins*: not when the split would copy most elements
+    into most children instead of sharing them out: when at least half of
+    the ``n`` elements cover the whole leaf (each would be copied into every
+    child and every leaf below, separating from nothing), when two or more
+    children would each receive all ``n`` (long boxes along a midline, boxes
+    around one point), or when the children would hold more than
+    ``2 n + capacity`` element nodes together. The pass stops as soon as the
+    answer is known to be no.
     """
     nodes, _, enodes, _ = tree
     size = 1 << (cells[4] - depth)
@@ -170,14 +229,23 @@ def split_pays(tree, cells, boxes, node, depth, lx, ly, capacity):
     a0, a1, a2, a3 = range_in_leaf(cells, boxes, enodes[it, ELEMENT], lx, ly, size)
     separates = False
     covering, copies = 0, 0
+    in_tl, in_tr, in_bl, in_br = 0, 0, 0, 0
+    half = size >> 1
+    mx, my = lx + half, ly + half
     while it != -1:
         r0, r1, r2, r3 = range_in_leaf(cells, boxes, enodes[it, ELEMENT], lx, ly, size)
         separates = separates or r0 != a0 or r1 != a1 or r2 != a2 or r3 != a3
         covering, copies = tally(covering, copies, lx, ly, size, r0, r1, r2, r3)
         if 2 * covering >= n or copies > 2 * n + capacity:
             return False
+        left, right, low, high = r0 < mx, r2 >= mx, r1 < my, r3 >= my
+        in_tl += 1 if left and high else 0
+        in_tr += 1 if right and high else 0
+        in_bl += 1 if left and low else 0
+        in_br += 1 if right and low else 0
         it = enodes[it, NEXT]
-    return separates
+    whole = (1 if in_tl == n else 0) + (1 if in_tr == n else 0) + (1 if in_bl == n else 0) + (1 if in_br == n else 0)
+    return separates and whole <= 1
 
 
 @njit(inline="always")
@@ -224,7 +292,10 @@ def merged_stays_whole(tree, cells, boxes, first, depth, lx, ly, capacity, seen)
     # the same range for all needs every non-empty list to hold all n.
     copies_rule = total > 2 * most + capacity and total > 3 * capacity + 2
     covered_rule = 2 * least >= most and 2 * total >= 5 * max(most, capacity + 1)
-    if not (copies_rule or covered_rule or (equal and most > capacity)):
+    two_whole = 0  # two lists as long as the longest: perhaps two children holding every element
+    for j in range(4):
+        two_whole += 1 if nodes[first + j, COUNT] == most else 0
+    if not (copies_rule or covered_rule or (equal and most > capacity) or (two_whole >= 2 and most > capacity)):
         return False
     n = 0
     for j in range(4):
@@ -244,7 +315,12 @@ def merged_stays_whole(tree, cells, boxes, first, depth, lx, ly, capacity, seen)
         return False
     if total > 2 * n + capacity:
         return True
-    if 2 * least < n and not (equal and most == n):
+    holding_all = 0  # children that would receive every element: the split of the merged leaf is these four
+    for j in range(4):
+        holding_all += 1 if nodes[first + j, COUNT] == n else 0
+    if holding_all >= 2:
+        return True
+    if 2 * least < n and holding_all == 0:
         return False
     size = 1 << (cells[4] - depth)  # the covered rule, or all n in one list with perhaps the same range
     j = j_least if 2 * least >= n else (0 if nodes[first, COUNT] == n else 1 if nodes[first + 1, COUNT] == n
@@ -269,16 +345,30 @@ def range_in_leaf(cells, boxes, e, lx, ly, size):
 
 
 @njit(inline="always")
-def room_to_push(tree, tasks, t, node, depth, capacity, max_depth):
-    """``DONE`` if there is room to push one element node on leaf ``node`` and split it, else what to grow."""
+def room_to_push(tree, tasks, t, node, depth, capacity, max_depth, judged):
+    """``DONE`` if there is room to push one element node on leaf ``node`` and (``judged``) split it.
+
+    Else what to grow (``NEED_...``).
+    """
     nodes, nmeta, enodes, emeta = tree
     if emeta[HEAD] == -1 and emeta[USED] >= enodes.shape[0]:
         return NEED_ENODES
-    if nodes[node, COUNT] + 1 > capacity and depth < max_depth:
+    if judged and nodes[node, COUNT] + 1 > capacity and depth < max_depth:
         if nmeta[HEAD] == -1 and nmeta[USED] + 4 > nodes.shape[0]:
             return NEED_NODES
-        if t + nodes[node, COUNT] + 1 > tasks.shape[0]:
+        if t + nodes[node, COUNT] + 5 > tasks.shape[0]:
             return NEED_TASKS
+    return DONE
+
+
+@njit(inline="always")
+def room_to_split(tree, tasks, t, node):
+    """``DONE`` if there is room to split leaf ``node`` with the work list at ``t``, else what to grow."""
+    nodes, nmeta = tree[0], tree[1]
+    if nmeta[HEAD] == -1 and nmeta[USED] + 4 > nodes.shape[0]:
+        return NEED_NODES
+    if t + nodes[node, COUNT] + 4 > tasks.shape[0]:
+        return NEED_TASKS
     return DONE
 
 
@@ -312,18 +402,11 @@ def resplit(tree, cells, capacity, boxes, leaves, k, tasks):
     """
     max_depth = cells[4]
     for i in range(k):
-        node, depth, lx, ly = leaves[i, ROW_NODE], leaves[i, ROW_DEPTH], leaves[i, ROW_LX], leaves[i, ROW_LY]
-        nodes, nmeta, enodes, emeta = tree
-        count = nodes[node, COUNT]
-        if count <= capacity or depth >= max_depth or not split_pays(tree, cells, boxes, node, depth, lx, ly,
-                                                                     capacity):
+        node, depth = leaves[i, ROW_NODE], leaves[i, ROW_DEPTH]
+        if tree[0][node, COUNT] <= capacity or depth >= max_depth:
             continue
-        if nmeta[HEAD] == -1 and nmeta[USED] + 4 > nodes.shape[0]:
-            tree = (fl_grow(nodes, nmeta[USED] + 4), nmeta, enodes, emeta)
-        if count > tasks.shape[0]:
-            tasks = grow(tasks, 0, count)
-        top = split(tree, node, depth, lx, ly, tasks, 0)
-        tree, tasks = insert_tasks(tree, cells, capacity, boxes, tasks, top)
+        put(tasks, 0, node, depth, leaves[i, ROW_LX], leaves[i, ROW_LY], CHECK)
+        tree, tasks = insert_tasks(tree, cells, capacity, boxes, tasks, 1)
     return tree, tasks
 
 
@@ -584,7 +667,9 @@ def cleanup(tree, cells, capacity, boxes, limit, n_elements, seen):
     have made: boxes that came to cover a region split for the small ones
     once there are copied into every leaf of it. Parents are visited before
     children, so a branch that becomes mergeable because its children merged
-    waits for the next call. Returns the number of blocks of four freed.
+    waits for the next call (one level per call); while copies dominate,
+    children are visited first, so that an overgrown subtree merges in one
+    call. Returns the number of blocks of four freed.
     """
     nodes, nmeta = tree[0], tree[1]
     max_depth = cells[4]
@@ -594,21 +679,31 @@ def cleanup(tree, cells, capacity, boxes, limit, n_elements, seen):
     for i in range(nmeta[USED]):
         held += max(nodes[i, COUNT], 0)
     thorough = held > 2 * n_elements
-    stack = np.empty((3 * max_depth + 2, 5), dtype=np.int64)
+    stack = np.empty((4 * max_depth + 5, 5), dtype=np.int64)
     put(stack, 0, 0, 0, 0, 0, 0)
     top, freed = 1, 0
     while top > 0:
         top -= 1
-        node, depth, lx, ly, _ = take(stack, top)
+        node, depth, lx, ly, after = take(stack, top)
         first = nodes[node, FIRST]
         half = (1 << (max_depth - depth)) >> 1
+        if thorough and after == 0:  # children first (post-order): a whole overgrown subtree merges in one call
+            put(stack, top, node, depth, lx, ly, 1)
+            top += 1
+            for j in range(4):
+                if nodes[first + j, COUNT] == BRANCH:
+                    cx, cy = child_corner(j, lx, ly, half)
+                    put(stack, top, first + j, depth + 1, cx, cy, 0)
+                    top += 1
+            continue
         leaves, total = 0, 0
         for j in range(4):
             count = nodes[first + j, COUNT]
             if count == BRANCH:
-                cx, cy = child_corner(j, lx, ly, half)
-                put(stack, top, first + j, depth + 1, cx, cy, 0)
-                top += 1
+                if not thorough:
+                    cx, cy = child_corner(j, lx, ly, half)
+                    put(stack, top, first + j, depth + 1, cx, cy, 0)
+                    top += 1
             else:
                 leaves += 1
                 total += count
@@ -737,9 +832,15 @@ class Quadtree(QuadNodes, BroadPhase):
         per axis. Default 7: on lesson 05's 100,000-box scene, depth 7 (or 6)
         gave the fastest frames at every capacity, and 57 bytes per element
         against 67 at depth 8, where each box lies in about three leaves
-        (``quadtree_sweep.csv``). A leaf splits only if that separates its
-        elements, so coincident boxes and boxes covering a whole leaf never
-        drive the tree to ``max_depth``.
+        (``quadtree_sweep.csv``). A leaf over ``capacity`` splits only if
+        that separates its elements (*split only if it separates*) and only
+        if it thins (*split only if it thins*: fewer than half of them cover
+        the leaf, at most one child would receive all of them, and the
+        children would hold at most ``2 count + capacity`` element nodes),
+        so coincident, mutually overlapping and world-covering boxes never
+        drive the tree to ``max_depth``: nodes and element nodes stay
+        near-linear in the number of elements at every ``capacity`` and
+        ``max_depth``.
 
     Raises
     ------
@@ -793,6 +894,7 @@ class Quadtree(QuadNodes, BroadPhase):
         self.node_meta = np.array([0, -1], dtype=np.int64)
         self.enode_meta = np.array([0, -1], dtype=np.int64)
         self._seen = np.zeros(0, dtype=np.uint8)
+        self._thread_marks = ThreadScratch()  # the marks of queries run in other threads than the main one
         self._tasks = np.empty((64, 5), dtype=np.int64)
         self._clear()
 
@@ -806,10 +908,22 @@ class Quadtree(QuadNodes, BroadPhase):
         self.nodes, _, self.enodes, _ = tree
 
     def _marks(self) -> np.ndarray:
-        """The query marks, grown to one bit per slot of the element table."""
-        if 8 * len(self._seen) < self.elements.capacity:
-            self._seen = np.zeros((self.elements.capacity + 7) // 8, dtype=np.uint8)
-        return self._seen
+        """The query marks, grown to one bit per slot of the element table.
+
+        The main thread uses :attr:`_seen` (counted in :meth:`memory_bytes`);
+        any other thread its own marks (:class:`~lessons_lib.core.scratch.ThreadScratch`),
+        so that queries running in several threads at once never mark, or
+        clear, each other's elements.
+        """
+        need = (self.elements.capacity + 7) // 8
+        if on_main_thread():
+            if len(self._seen) < need:
+                self._seen = np.zeros(need, dtype=np.uint8)
+            return self._seen
+        seen = self._thread_marks.get("seen", lambda: np.zeros(need, dtype=np.uint8))
+        if len(seen) < need:
+            seen = self._thread_marks.put("seen", np.zeros(need, dtype=np.uint8))
+        return seen
 
     # -- the hooks of BroadPhase ------------------------------------------
     def _insert(self, slot, box):
@@ -819,8 +933,11 @@ class Quadtree(QuadNodes, BroadPhase):
     def _build(self, slots):
         """Bulk load: insert in Z-order of the box centres, then lay the element nodes out leaf by leaf.
 
-        The tree is the one any insertion order gives, up to the order of each
-        leaf's list; the arrays are trimmed to what is used.
+        When copies dominate (more than two element nodes per element), the
+        quartets that the whole set would not have split (the first boxes
+        inserted split leaves the later ones cover) are merged, as
+        :meth:`cleanup` does, until none is left. The arrays are trimmed to
+        what is used.
         """
         slots = morton_order(np.asarray(slots, dtype=np.int64), self.elements.boxes, self._cells)
         self._keep(insert_slots(self.tree, self._cells, self.capacity, self.elements.boxes, slots))
@@ -960,8 +1077,9 @@ class Quadtree(QuadNodes, BroadPhase):
         each leaf's ``count`` equals its list's length; a leaf holds more than
         ``capacity`` only at ``max_depth`` or when the rules keep it whole (all
         its elements have the same cell range inside it, or at least half of
-        them cover it, or its children would hold more than ``2 count +
-        capacity`` element nodes); every live element is in exactly the
+        them cover it, or two of its children would each hold all of them, or
+        its children would hold more than ``2 count + capacity`` element
+        nodes); every live element is in exactly the
         leaves its cell range overlaps, once each; live and free nodes and
         element nodes partition what was handed out.
         """
@@ -988,8 +1106,11 @@ class Quadtree(QuadNodes, BroadPhase):
                 whole = (lx, ly, lx + size - 1, ly + size - 1)
                 mx, my = lx + size // 2, ly + size // 2
                 copies = sum(((c[0] < mx) + (c[2] >= mx)) * ((c[1] < my) + (c[3] >= my)) for c in clipped)
+                holding_all = sum(all(c[0] < mx if left else c[2] >= mx for c in clipped)
+                                  and all(c[1] < my if low else c[3] >= my for c in clipped)
+                                  for left in (True, False) for low in (True, False))
                 kept = (len(set(clipped)) == 1 or 2 * clipped.count(whole) >= count
-                        or copies > 2 * count + self.capacity)
+                        or copies > 2 * count + self.capacity or holding_all >= 2)
                 assert kept, f"leaf {node} is over capacity though the rules would split it"
             for s in elems:
                 assert s in live_slots, f"leaf {node} holds dead slot {s}"

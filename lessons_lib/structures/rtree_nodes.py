@@ -34,7 +34,10 @@ beyond ``2**400`` or below ``2**-400`` would overflow or underflow, so the
 kernels that compare them first map the boxes in question onto the unit square
 by a power of two (:func:`fit_exponent`, :func:`to_unit`): exact, and the same
 decisions as on the boxes themselves at ordinary scales. Distances for
-``nearest`` are computed the same way (:func:`point_box_distance`).
+``nearest`` are computed the same way, and compared as ``(exponent,
+mantissa)`` keys (:func:`distance_key`), whose order holds at any scale, down
+to the denormals near 1e-323 where the distances themselves round to a few
+bits and their squares underflow to 0.
 """
 from __future__ import annotations
 
@@ -63,6 +66,8 @@ __all__ = [
     "overlap_area_sum",
     "tree_nearest",
     "point_box_distance",
+    "distance_key",
+    "ZERO_EXP",
     "centres_of",
     "fit_exponent",
     "to_unit",
@@ -80,6 +85,8 @@ ROOT, USED, FREED = 0, 1, 2
 SAFE_HALF_MIN, SAFE_HALF_MAX = 2.0 ** -400, 2.0 ** 400
 #: Distances whose larger component lies outside this range are computed rescaled by 2**600.
 NEAR_MIN, NEAR_MAX, NEAR_SCALE = 2.0 ** -500, 2.0 ** 500, 2.0 ** 600
+#: The exponent of distance 0 in a :func:`distance_key`: below every other distance's.
+ZERO_EXP = -(1 << 40)
 
 
 # --------------------------------------------------------------------------
@@ -342,6 +349,45 @@ def point_box_distance(b, i, px, py):
     return math.sqrt(dx * dx + dy * dy)
 
 
+@njit(inline="always")
+def distance_key(b, i, px, py):
+    """The distance from ``(px, py)`` to the closed box ``b[i]`` as ``(E, M, d)``: ``d = M * 2**E`` exactly.
+
+    ``0.5 <= M < 1`` and ``E`` an integer (``E = ZERO_EXP``, ``M = 0`` when the
+    point is inside or on the box); ``d`` is that value as a float (``inf``
+    beyond the float limit). Comparing ``(E, M)`` pairs (:func:`farther`)
+    ranks distances at any scale: from the float limit down to the denormals
+    near 1e-323, where ``d`` itself is rounded to a few bits (two boxes at
+    2 and 2.83 times 5e-324 both come out at 1.5e-323) and squared
+    distances underflow to 0. ``sqrt(dx * dx + dy * dy)`` in the safe range,
+    else the same formula on ``dx, dy`` scaled by a power of two (exact).
+    """
+    dx = max(b[i, 0] - px, 0.0, px - b[i, 2])
+    dy = max(b[i, 1] - py, 0.0, py - b[i, 3])
+    s = max(dx, dy)
+    if s == 0.0:
+        return ZERO_EXP, 0.0, 0.0
+    if NEAR_MIN <= s <= NEAR_MAX:
+        d = math.sqrt(dx * dx + dy * dy)
+        m, e = math.frexp(d)
+        return e, m, d
+    half = 0
+    if s == np.inf:  # the gap itself overflows (a box and a point near opposite float limits): in halves
+        dx = max(0.5 * b[i, 0] - 0.5 * px, 0.0, 0.5 * px - 0.5 * b[i, 2])
+        dy = max(0.5 * b[i, 1] - 0.5 * py, 0.0, 0.5 * py - 0.5 * b[i, 3])
+        s, half = max(dx, dy), 1
+    e0 = math.frexp(s)[1]
+    xs, ys = math.ldexp(dx, -e0), math.ldexp(dy, -e0)
+    m, e = math.frexp(math.sqrt(xs * xs + ys * ys))
+    return e + e0 + half, m, math.ldexp(m, e + e0 + half)
+
+
+@njit(inline="always")
+def farther(e1, m1, e2, m2):
+    """Is the distance ``m1 * 2**e1`` greater than ``m2 * 2**e2`` (keys of :func:`distance_key`)?"""
+    return e1 > e2 or (e1 == e2 and m1 > m2)
+
+
 def centres_of(boxes: np.ndarray) -> np.ndarray:
     """Centres ``(n, 2)`` of ``(n, 4)`` boxes: ``0.5 * (lo + hi)``, or ``0.5 * lo + 0.5 * hi`` where that sum overflows.
 
@@ -534,19 +580,28 @@ def tree_pairs(nodes: NodeArrays, elem_boxes: np.ndarray) -> np.ndarray:
 # Nearest neighbours: branch and bound over the node bounds
 # --------------------------------------------------------------------------
 @njit
-def _keep_if_better(out_slots, out_d, m, k, ids, s, d):
-    """Insert slot ``s`` at distance ``d`` into the sorted ``k`` best of row ``m`` (ties: smaller id first)."""
+def _keep_if_better(out_slots, out_d, out_e, out_m, m, k, ids, s, e, mm, d):
+    """Insert slot ``s`` at distance ``d`` (key ``(e, mm)``) into the sorted ``k`` best of row ``m``.
+
+    Distances are compared by their keys (:func:`distance_key`), so their
+    order holds at every scale; equal keys: smaller id first.
+    """
     last = out_slots[m, k - 1]
     # an empty place (slot -1) takes any box, even one at distance inf
-    if last >= 0 and (d > out_d[m, k - 1] or (d == out_d[m, k - 1] and ids[s] > ids[last])):
+    if last >= 0 and (farther(e, mm, out_e[m, k - 1], out_m[m, k - 1])
+                      or (e == out_e[m, k - 1] and mm == out_m[m, k - 1] and ids[s] > ids[last])):
         return
     j = k - 1
-    while j > 0 and (out_slots[m, j - 1] < 0 or out_d[m, j - 1] > d
-                     or (out_d[m, j - 1] == d and ids[out_slots[m, j - 1]] > ids[s])):
+    while j > 0 and (out_slots[m, j - 1] < 0 or farther(out_e[m, j - 1], out_m[m, j - 1], e, mm)
+                     or (out_e[m, j - 1] == e and out_m[m, j - 1] == mm and ids[out_slots[m, j - 1]] > ids[s])):
         out_d[m, j] = out_d[m, j - 1]
+        out_e[m, j] = out_e[m, j - 1]
+        out_m[m, j] = out_m[m, j - 1]
         out_slots[m, j] = out_slots[m, j - 1]
         j -= 1
     out_d[m, j] = d
+    out_e[m, j] = e
+    out_m[m, j] = mm
     out_slots[m, j] = s
 
 
@@ -562,9 +617,13 @@ def _nearest_kernel(nd, elem_boxes, ids, points, k, out_slots, out_d):
     box, level, count, parent, child, meta, free = nd
     width = child.shape[1]
     stack = np.empty(64 * width, np.int64)
-    sd = np.empty(64 * width, np.float64)
-    cd = np.empty(width, np.float64)
+    se = np.empty(64 * width, np.int64)  # each stacked node's distance key (exponent, mantissa)
+    sm = np.empty(64 * width, np.float64)
+    ce = np.empty(width, np.int64)
+    cm = np.empty(width, np.float64)
     cn = np.empty(width, np.int64)
+    out_e = np.empty((points.shape[0], k), np.int64)  # the k best's keys, as out_d holds their distances
+    out_m = np.empty((points.shape[0], k), np.float64)
     visits = 0
     root = meta[ROOT]
     for m in range(points.shape[0]):
@@ -572,42 +631,49 @@ def _nearest_kernel(nd, elem_boxes, ids, points, k, out_slots, out_d):
         for j in range(k):
             out_slots[m, j] = -1
             out_d[m, j] = np.inf
+            out_e[m, j] = 1 << 40  # farther than any distance
+            out_m[m, j] = 1.0
         if root < 0:
             continue
         top = 1
         stack[0] = root
-        sd[0] = point_box_distance(box, root, px, py)
+        se[0], sm[0], _ = distance_key(box, root, px, py)
         while top > 0:
             top -= 1
             v = stack[top]
-            if sd[top] > out_d[m, k - 1]:
+            if farther(se[top], sm[top], out_e[m, k - 1], out_m[m, k - 1]):
                 continue
             visits += 1
             if level[v] == 0:
                 for t in range(count[v]):
                     s = child[v, t]
-                    _keep_if_better(out_slots, out_d, m, k, ids, s, point_box_distance(elem_boxes, s, px, py))
+                    e, mm, d = distance_key(elem_boxes, s, px, py)
+                    _keep_if_better(out_slots, out_d, out_e, out_m, m, k, ids, s, e, mm, d)
                 continue
             n = 0
             for t in range(count[v]):  # children sorted farthest first (insertion sort, n <= fan-out)
                 c = child[v, t]
-                d = point_box_distance(box, c, px, py)
-                if d > out_d[m, k - 1]:
+                e, mm, _ = distance_key(box, c, px, py)
+                if farther(e, mm, out_e[m, k - 1], out_m[m, k - 1]):
                     continue
                 j = n
-                while j > 0 and cd[j - 1] < d:
-                    cd[j] = cd[j - 1]
+                while j > 0 and farther(e, mm, ce[j - 1], cm[j - 1]):
+                    ce[j] = ce[j - 1]
+                    cm[j] = cm[j - 1]
                     cn[j] = cn[j - 1]
                     j -= 1
-                cd[j] = d
+                ce[j] = e
+                cm[j] = mm
                 cn[j] = c
                 n += 1
             if top + n > stack.shape[0]:
                 stack = grow(stack, top, top + n)
-                sd = grow(sd, top, top + n)
+                se = grow(se, top, top + n)
+                sm = grow(sm, top, top + n)
             for j in range(n):
                 stack[top] = cn[j]
-                sd[top] = cd[j]
+                se[top] = ce[j]
+                sm[top] = cm[j]
                 top += 1
     return visits
 

@@ -61,6 +61,7 @@ from ..core.jit import njit
 from ..core.params import check_choice, check_int
 from ..geometry import as_box
 from .grid_cells import (CELL_LIMIT, MIN_CELL_SIZE, USED, XMAX, XMIN, YMAX, YMIN, append_id, cell_pairs, grid_world,
+                         oversize_pairs,
                          grown, grown_pool, new_lists, pool_full, pool_push, pool_unlink)
 from .uniform_grid import DEFAULT_CELL_FACTOR, DEFAULT_CELLS_ACROSS, cells_across, check_cell_size, typical_box_size
 
@@ -323,27 +324,6 @@ def pairs_in_buckets(lists, hashing, boxes, n_slots):
                 out, k = cell_pairs(copy, run, cx, cy, out, k)
             start = stop
     return out[:k].copy(), tests, compares
-
-
-@njit
-def oversize_pairs(big, live, boxes):
-    """Pairs of each oversize slot of ``big`` with every other live slot (oversize-oversize pairs once)."""
-    out = np.empty((16, 2), dtype=np.int64)
-    k = 0
-    is_big = np.zeros(boxes.shape[0], dtype=np.bool_)
-    for s in big:
-        is_big[s] = True
-    for a in big:
-        for s in live:
-            if s == a or (is_big[s] and s < a):
-                continue
-            if rows_overlap(boxes, s, boxes, a):
-                if k == out.shape[0]:
-                    out = grow(out, k)
-                out[k, 0] = a
-                out[k, 1] = s
-                k += 1
-    return out[:k].copy()
 
 
 @njit

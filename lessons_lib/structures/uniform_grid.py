@@ -2,7 +2,10 @@
 
 Lesson 02. The world is cut into square cells of side ``cell_size``. A box goes
 into **every** cell it overlaps; two boxes can only touch if they share a cell,
-so the pair search tests only boxes that share a cell.
+so the pair search tests only boxes that share a cell. A box covering more
+than ``max_box_cells`` cells (default 65,536) would cost that many nodes: it
+goes on an *oversize list* instead, tested box by box (:class:`OversizeList`),
+so a few huge boxes on tiny cells cannot exhaust memory.
 
 Data layout (one 32-bit integer per cell)
 -----------------------------------------
@@ -52,8 +55,9 @@ from ..core.jit import njit
 from ..core.params import check_int, check_positive
 from ..geometry import as_box, as_boxes
 from .grid_cells import (MIN_CELL_SIZE, USED, XMAX, XMIN, YMAX, YMIN, append_id, box_cells, cell_counts, cell_pairs,
-                         cell_span, gather_cell, grid_world, grown_pool, new_lists, pool_full, pool_push, pool_unlink,
-                         query_hit)
+                         any_over, cell_span, cells_each, gather_cell, grid_world, grown_pool, new_lists,
+                         oversize_pairs,
+                         pool_full, pool_push, pool_unlink, query_hit)
 
 __all__ = [
     "FixedGrid",
@@ -65,6 +69,8 @@ __all__ = [
     "check_cell_size",
     "DEFAULT_MAX_CELLS",
     "DEFAULT_CELL_FACTOR",
+    "DEFAULT_MAX_BOX_CELLS",
+    "OversizeList",
 ]
 
 #: Most cells a grid may have by default (4 bytes each: 16 MiB).
@@ -73,6 +79,8 @@ DEFAULT_MAX_CELLS = 1 << 22
 DEFAULT_CELLS_ACROSS = 64
 #: At most this many cells drawn one by one by ``regions()``; beyond, only occupied cells.
 REGIONS_ALL_CELLS = 4096
+#: Default budget of cells per box (65,536: 512 KiB of nodes): a box covering more goes on the oversize list.
+DEFAULT_MAX_BOX_CELLS = 1 << 16
 #: Default multiple of the typical box size used by :func:`suggest_cell_size` (measured, see Notes there).
 DEFAULT_CELL_FACTOR = 2.0
 _BIG = sys.float_info.max
@@ -404,8 +412,112 @@ class FixedGrid(BroadPhase):
         return np.clip(rects.astype(np.float64).reshape(-1, 4), -_BIG, _BIG)
 
 
+class OversizeList:
+    """Mixin of the uniform and hierarchical grids: boxes covering more than ``max_box_cells`` cells are not filed.
+
+    A grid files a box in every cell it covers, 8 bytes a cell: with small
+    cells (an explicit ``cell_size=0.5`` in the 800 x 600 world), twenty boxes
+    the size of the world took 499 MB in the uniform grid and 1.1 GB in the
+    hierarchical one. A box covering more than ``max_box_cells`` cells (the
+    *budget*, default :data:`DEFAULT_MAX_BOX_CELLS`) goes instead on the
+    **oversize list**, as the spatial hash's oversize boxes and the point
+    grid's giants do: 8 bytes a box, whatever its size; a query tests the list
+    box by box, ``pairs()`` tests each oversize box against every element
+    (:func:`~lessons_lib.structures.grid_cells.oversize_pairs`). Memory is then
+    at most ``8 * max_box_cells`` bytes per box beside the grid itself (whose
+    cells ``max_cells`` bounds). An update moves a box between the cells and
+    the list when its size crosses the budget.
+
+    The class using it implements three steps over its cells:
+    ``_file(slots)`` (boxes already in the table), ``_unfile(slot)`` (the
+    table holds the box it was filed with) and ``_refile(slots, old, new)``
+    (boxes that stay in cells, ``new`` already in the table).
+    """
+
+    def _init_oversize(self, max_box_cells) -> None:
+        self.max_box_cells = check_int("max_box_cells", max_box_cells, 1)
+        self._big: set[int] = set()
+
+    def oversize(self) -> np.ndarray:
+        """Ids on the oversize list (boxes covering more than ``max_box_cells`` cells), sorted."""
+        return np.sort(self.elements.ids[self._big_slots()])
+
+    def _big_slots(self) -> np.ndarray:
+        return np.array(sorted(self._big), dtype=np.int64)
+
+    def _too_big(self, boxes, slots) -> np.ndarray:
+        """Which of ``slots`` (their boxes in ``boxes``) cover more cells than the budget: ``(k,)`` bool."""
+        return cells_each(self.geom, boxes, np.asarray(slots, dtype=np.int64)) > self.max_box_cells
+
+    # -- the hooks of BroadPhase ------------------------------------------
+    def _insert(self, slot, box):
+        self._build(np.array([slot], dtype=np.int64))
+
+    def _build(self, slots):
+        if not any_over(self.geom, self.elements.boxes, slots, self.max_box_cells):
+            self._file(slots)
+            return
+        big = self._too_big(self.elements.boxes, slots)
+        if big.any():
+            self._big.update(slots[big].tolist())
+            slots = slots[~big]
+        self._file(slots)
+
+    def _remove(self, slot, box):
+        if slot in self._big:
+            self._big.discard(slot)
+        else:
+            self._unfile(slot)
+
+    def _update(self, slot, old, new):
+        self._update_many(np.array([slot], dtype=np.int64), old.reshape(1, 4), new.reshape(1, 4))
+
+    def _update_many(self, slots, old, new):
+        rows = np.arange(len(slots), dtype=np.int64)
+        if not self._big and not any_over(self.geom, new, rows, self.max_box_cells):  # every box stays in cells
+            self._refile(slots, old, new)
+            return
+        now = self._too_big(new, rows)
+        was = np.fromiter((s in self._big for s in slots.tolist()), dtype=bool, count=len(slots))
+        boxes = self.elements.boxes
+        for j in np.flatnonzero(~was & now).tolist():  # into the list: unfile from the cells of its old box
+            s = int(slots[j])
+            kept = boxes[s].copy()
+            boxes[s] = old[j]
+            try:
+                self._unfile(s)
+            finally:
+                boxes[s] = kept
+            self._big.add(s)
+        for j in np.flatnonzero(was & ~now).tolist():  # out of the list
+            self._big.discard(int(slots[j]))
+        stay = ~was & ~now
+        if stay.all():
+            self._refile(slots, old, new)
+        elif stay.any():
+            self._refile(slots[stay], old[stay], new[stay])
+        if (was & ~now).any():
+            self._file(slots[was & ~now])
+
+    def _with_oversize_hits(self, slots, box) -> np.ndarray:
+        """``slots`` found in the cells, and the oversize boxes that meet ``box``."""
+        big = self._big_slots()
+        if not len(big):
+            return slots
+        b = self.elements.boxes[big]
+        hit = (b[:, 0] <= box[2]) & (box[0] <= b[:, 2]) & (b[:, 1] <= box[3]) & (box[1] <= b[:, 3])
+        return np.concatenate([slots, big[hit]])
+
+    def _with_oversize_pairs(self, pairs) -> np.ndarray:
+        """``pairs`` found in the cells, and every pair with an oversize box."""
+        big = self._big_slots()
+        if not len(big):
+            return pairs
+        return np.concatenate([pairs, oversize_pairs(big, self.elements.live_slots(), self.elements.boxes)])
+
+
 @register("uniform_grid")
-class UniformGrid(FixedGrid):
+class UniformGrid(OversizeList, FixedGrid):
     """A fixed grid of square cells, each one int32 head of a list of element nodes.
 
     Parameters
@@ -419,6 +531,11 @@ class UniformGrid(FixedGrid):
         / 64; ``from_boxes`` uses :func:`suggest_cell_size` of the boxes.
     max_cells : int
         Refuse (``ValueError``) grids with more cells than this.
+    max_box_cells : int
+        The budget of cells per box (>= 1, default 65,536): a box covering
+        more cells is not filed in cells but kept on the *oversize list*
+        (:class:`OversizeList`, :meth:`oversize`), so no box costs more than
+        ``8 * max_box_cells`` bytes of nodes, whatever the cell size.
 
     Attributes
     ----------
@@ -450,8 +567,9 @@ class UniformGrid(FixedGrid):
 
     Insert/remove O(cells covered x list length); query O(cells in the query
     + nodes in them); pairs O(cells + sum over cells of m^2 / 2) for ``m``
-    boxes per cell. Memory: 4 bytes per cell + 8 bytes per (box, cell) node,
-    plus the shared element table (41 bytes per slot). ``pairs()`` returns the
+    boxes per cell, plus O(n) per oversize box. Memory: 4 bytes per cell + 8
+    bytes per (box, cell) node (at most ``max_box_cells`` nodes a box) + 8
+    bytes per oversize box, plus the shared element table (41 bytes per slot). ``pairs()`` returns the
     library's canonical order via :func:`lessons_lib.core.pair_order.canonical_pairs`
     (a counting sort) instead of a lexsort of all pairs. Lesson 02 follows the
     grid of 32-bit integers of the quadtree answer set [SO-quadtree].
@@ -468,8 +586,10 @@ class UniformGrid(FixedGrid):
     ([[0, 1], [0, 2], [1, 2]], [2])
     """
 
-    def __init__(self, *, world=None, cell_size=None, max_cells: int = DEFAULT_MAX_CELLS):
+    def __init__(self, *, world=None, cell_size=None, max_cells: int = DEFAULT_MAX_CELLS,
+                 max_box_cells: int = DEFAULT_MAX_BOX_CELLS):
         super().__init__(world=world, cell_size=cell_size, max_cells=max_cells)
+        self._init_oversize(max_box_cells)
         self.lists = new_lists(self.rows * self.cols)
         self.last_query_nodes = 0
 
@@ -500,38 +620,33 @@ class UniformGrid(FixedGrid):
         """Total (box, cell) nodes: sum of :meth:`occupancy`."""
         return int(self.occupancy().sum())
 
-    # -- hooks: each calls one step ---------------------------------------
-    def _insert(self, slot, box):
-        self.lists = insert_boxes(self.lists, self.geom, self.elements.boxes, np.array([slot], dtype=np.int64))
-
-    def _build(self, slots):
+    # -- the steps over cells (OversizeList routes the boxes too big for them) ----
+    def _file(self, slots):
         self.lists = insert_boxes(self.lists, self.geom, self.elements.boxes, slots)
 
-    def _remove(self, slot, box):
+    def _unfile(self, slot):
         remove_box(self.lists, self.geom, self.elements.boxes, slot)  # the table still holds the box
 
-    def _update(self, slot, old, new):
-        self._update_many(np.array([slot], dtype=np.int64), old.reshape(1, 4), new.reshape(1, 4))
-
-    def _update_many(self, slots, old, new):
+    def _refile(self, slots, old, new):
         self.lists, _ = move_boxes(self.lists, self.geom, slots, old, new)
 
     def _query(self, box):
         slots, self.last_query_cells, self.last_query_nodes = query_box(self.lists, self.geom, self.elements.boxes,
                                                                         box)
-        return slots
+        return self._with_oversize_hits(slots, box)
 
     def _pairs(self):
         p, self.last_pair_tests = pairs_by_reference_cell(self.lists, self.geom, self.elements.boxes,
                                                           self.elements.high_water)
-        return p
+        return self._with_oversize_pairs(p)
 
     def _clear(self):
         self.head.fill(-1)
         self.state[0], self.state[1] = 0, -1
+        self._big.clear()
 
     def _nbytes(self):
-        return self.head.nbytes + self.nxt.nbytes + self.elem.nbytes + self.state.nbytes
+        return self.head.nbytes + self.nxt.nbytes + self.elem.nbytes + self.state.nbytes + 8 * len(self._big)
 
     def regions(self):
         """Every cell (depth 0) for grids of at most 4096 cells, else only the occupied cells."""
