@@ -13,14 +13,7 @@
 
 const CANVAS_W = 560;
 const CLICK_PX = 4; // a mouse movement shorter than this is a click, not a drag
-// Colours come from Python (Explorer's canvas_colors: the course style), one per meaning,
-// the same as the still drawn by Explorer.static(); these are only the fallbacks.
-const FALLBACK_COLORS = {box: "#0072B2", pair: "#E69F00", query: "#009E73", new: "#CC79A7",
-                         regions: ["#440154", "#3b528b", "#21918c", "#5ec962"]};
-function rgba(hex, alpha) {
-  const v = parseInt(hex.slice(1), 16);
-  return `rgba(${(v >> 16) & 255},${(v >> 8) & 255},${v & 255},${alpha})`;
-}
+const DEPTH_COLORS = ["#440154", "#3b528b", "#21918c", "#5ec962", "#9c8a12", "#b5367a", "#555555"];
 
 function f64(dv) {
   if (!dv || !dv.byteLength) return new Float64Array(0);
@@ -51,9 +44,6 @@ const STYLE = `
 .lessons-explorer .lx-arrays td.lx-changed { background: #ffd54f; font-weight: bold; }
 .lessons-explorer .lx-arrays .lx-name { font-weight: bold; margin-top: 4px; }
 .lessons-explorer .lx-arrays .lx-meaning { color: #555; font-family: sans-serif; }
-.lessons-explorer .lx-legend { display: flex; gap: 14px; flex-wrap: wrap; margin: 4px 0; font-size: 12px; }
-.lessons-explorer .lx-legend span.lx-swatch { display: inline-block; width: 14px; height: 10px; margin-right: 4px;
-  vertical-align: middle; border: 2px solid; box-sizing: border-box; }
 `;
 
 function render({ model, el }) {
@@ -89,28 +79,8 @@ function render({ model, el }) {
   const main = make("div", "lx-main");
   const canvas = make("canvas");
   const arrays = make("div", "lx-arrays");
-  const legend = make("div", "lx-legend");
-  const canvasColumn = make("div");
-  canvasColumn.append(canvas, legend);
-  main.append(canvasColumn, arrays);
+  main.append(canvas, arrays);
   root.append(title, bar, info, query, error, main);
-  const colors = () => Object.assign({}, FALLBACK_COLORS, model.get("colors") || {});
-  function drawLegend() {
-    const c = colors(), word = (model.get("info") || {}).region_word || "region";
-    legend.textContent = "";
-    const items = [["box", c.box, rgba(c.box, 0.3), "solid"],
-                   ["box in an overlapping pair", c.pair, "transparent", "solid"],
-                   ["query window (dashed) and its hits", c.query, rgba(c.query, 0.6), "dashed"],
-                   ["box just added", c.new, "transparent", "solid"],
-                   [`${word}s` + ((model.get("info") || {}).layered ? ": dark = shallow, light = deep" : ""), c.regions[0], "transparent", "dotted"]];
-    for (const [text, edge, fill, line] of items) {
-      const item = make("span");
-      const sw = make("span", "lx-swatch");
-      sw.style.borderColor = edge; sw.style.background = fill; sw.style.borderStyle = line;
-      item.append(sw, text);
-      legend.appendChild(item);
-    }
-  }
   el.appendChild(root);
   const ctx = canvas.getContext("2d");
 
@@ -145,12 +115,9 @@ function render({ model, el }) {
     ctx.strokeRect(sx(w[0]), sy(w[3]), sx(w[2]) - sx(w[0]), sy(w[1]) - sy(w[3]));
     ctx.setLineDash([]);
     const rg = f64(model.get("regions")), dp = f64(model.get("depths"));
-    const c = colors(), rc = c.regions;
-    let top = 1;
-    for (let i = 0; i < dp.length; i++) top = Math.max(top, dp[i]);
-    ctx.lineWidth = 1.5;
+    ctx.lineWidth = 1;
     for (let i = 0; i < dp.length; i++) {
-      ctx.strokeStyle = rc[Math.round((rc.length - 1) * Math.min(dp[i], top) / top)];
+      ctx.strokeStyle = DEPTH_COLORS[Math.min(dp[i], DEPTH_COLORS.length - 1)];
       const x0 = clampX(rg[4 * i]), y1 = clampY(rg[4 * i + 1]), x1 = clampX(rg[4 * i + 2]), y0 = clampY(rg[4 * i + 3]);
       ctx.strokeRect(x0 + 0.5, y0 + 0.5, x1 - x0, y1 - y0);
     }
@@ -162,22 +129,22 @@ function render({ model, el }) {
         if ((hit ? 2 : pair ? 1 : 0) !== pass) continue;
         const x0 = sx(bx[4 * i]), y0 = sy(bx[4 * i + 3]);
         const ww = Math.max(1, sx(bx[4 * i + 2]) - x0), hh = Math.max(1, sy(bx[4 * i + 1]) - y0);
-        ctx.fillStyle = hit ? rgba(c.query, 0.6) : rgba(c.box, 0.3);
+        ctx.fillStyle = hit ? "rgba(214,39,40,0.75)" : "rgba(31,119,180,0.3)";
         ctx.fillRect(x0, y0, ww, hh);
-        ctx.strokeStyle = pair ? c.pair : hit ? c.query : c.box;
+        ctx.strokeStyle = hit ? "#8b0000" : pair ? "#ff7f0e" : "#1f77b4";
         ctx.lineWidth = pair ? 2 : 1;
         ctx.strokeRect(x0, y0, ww, hh);
       }
     }
     for (let i = 0; i < n; i++) { // the box just inserted
       if (!(fl[i] & 4)) continue;
-      ctx.strokeStyle = c.new; ctx.lineWidth = 3;
+      ctx.strokeStyle = "#2ca02c"; ctx.lineWidth = 3;
       ctx.strokeRect(sx(bx[4 * i]) - 2, sy(bx[4 * i + 3]) - 2,
                      sx(bx[4 * i + 2]) - sx(bx[4 * i]) + 4, sy(bx[4 * i + 1]) - sy(bx[4 * i + 3]) + 4);
     }
     const q = model.get("query");
     if (q && q.length === 4) {
-      ctx.setLineDash([6, 4]); ctx.strokeStyle = c.query; ctx.lineWidth = 2;
+      ctx.setLineDash([6, 4]); ctx.strokeStyle = "#2ca02c"; ctx.lineWidth = 2;
       ctx.strokeRect(sx(q[0]), sy(q[3]), sx(q[2]) - sx(q[0]), sy(q[1]) - sy(q[3]));
       ctx.setLineDash([]);
     }
@@ -226,7 +193,7 @@ function render({ model, el }) {
     if (q && q.length === 4) {
       const brute = bruteHits(q);
       const agree = brute.length === hits.length && brute.every((v, k) => v === hits[k]);
-      query.textContent = `Query window [${q.map((v) => v.toFixed(1)).join(", ")}]: ${hits.length} hits (green); ` +
+      query.textContent = `Query window [${q.map((v) => v.toFixed(1)).join(", ")}]: ${hits.length} hits (red); ` +
                           `browser brute force ${agree ? "agrees" : "DISAGREES"} (${brute.length}).`;
       root.dataset.bruteHits = brute.join(",");
     } else {
@@ -241,7 +208,6 @@ function render({ model, el }) {
     root.dataset.structure = String(inf.structure);
     root.dataset.error = model.get("error");
     draw();
-    drawLegend();
     drawArrays();
     root.dataset.version = String(model.get("version"));
     const ack = model.get("ack");
@@ -274,7 +240,7 @@ function render({ model, el }) {
     const p = toWorld(evt);
     ctx.putImageData(picture, 0, 0);
     const query = modes.query.checked || start[4];
-    ctx.setLineDash([6, 4]); ctx.lineWidth = 2; ctx.strokeStyle = query ? colors().query : colors().box;
+    ctx.setLineDash([6, 4]); ctx.lineWidth = 2; ctx.strokeStyle = query ? "#2ca02c" : "#1f77b4";
     ctx.strokeRect(Math.min(start[2], p[2]), Math.min(start[3], p[3]), Math.abs(p[2] - start[2]), Math.abs(p[3] - start[3]));
     ctx.setLineDash([]);
   }

@@ -14,7 +14,7 @@ In the widget
   ``new_box_size`` centred there, drag to add a box of the dragged size,
   click on a box to remove it (the top one: the highest id).
 * **Query mode** (or shift-drag in boxes mode): drag a query window. The
-  structure's hits are filled green (the query colour); they are checked against a brute-force
+  structure's hits are filled red; they are checked against a brute-force
   scan of the stored boxes, and the cells or nodes the query visited are
   counted where the structure keeps such a counter (``last_query_*``
   attributes), else the regions touching the window are counted.
@@ -314,7 +314,7 @@ class Explorer:
     error : str
         The text of the last refused gesture ("" after a successful one).
     last_inserted : int or None
-        The id the last gesture inserted (outlined in purple, the colour of what is new).
+        The id the last gesture inserted (outlined in green in the widget).
     message : str
         What the last gesture did.
 
