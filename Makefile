@@ -117,7 +117,7 @@ ifeq ($(strip $(ARGS)),)
 	@echo "lessons 05-07: quadtree and loose-structure measurements (about 25 minutes)"
 	$(BIN)/python -m lessons_lib.labs.quadtrees --store
 	$(BIN)/python -m lessons_lib.labs.loose --store
-	@echo "lesson 13: simulation targets and stored results (about 5 minutes) -> data/results/sim_targets.txt"
+	@echo "lesson 13: simulation targets and stored results, sim_scenes.csv included (about 9 minutes) -> data/results/sim_targets.txt"
 	$(BIN)/python -m benchmarks.goals_sim --store > data/results/sim_targets.txt
 	@echo "lesson 13: Hilbert against random numbering of the agents (a few minutes)"
 	$(BIN)/python -m lessons_lib.labs.sim_layout --store

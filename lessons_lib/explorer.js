@@ -7,13 +7,34 @@
 // computation here is a brute-force scan of the synced boxes for the query
 // window, shown beside the structure's hits as an independent check.
 //
+// Layers, bottom to top: tight cells (loose/tight grid), regions, boxes, pair
+// outlines; then what the last gesture touched: the boxes overlapping the box
+// just added or removed, the query's hits and window, the ghost of the box just
+// removed, the box just added. In a crowded picture (info.crowded) boxes and
+// pairs are thin and faint, and a white veil fades them when a gesture touched
+// something, so that its marks stand out.
+//
 // Test hooks: the root element has class "lessons-explorer" and data-*
 // attributes (data-version, data-boxes, data-pairs, data-regions, data-hits,
-// data-brute-hits, data-error, data-latency-ms, data-changed, data-view).
+// data-brute-hits, data-error, data-latency-ms, data-changed, data-view,
+// data-message: the status line's text, data-veiled: "1" when the veil is drawn).
 
 const CANVAS_W = 560;
 const CLICK_PX = 4; // a mouse movement shorter than this is a click, not a drag
-const DEPTH_COLORS = ["#440154", "#3b528b", "#21918c", "#5ec962", "#9c8a12", "#b5367a", "#555555"];
+// Colours come from Python (Explorer's canvas_colors: the course style), one per meaning,
+// the same as the still drawn by Explorer.static(); these are only the fallbacks.
+const FALLBACK_COLORS = {box: "#0072B2", pair: "#E69F00", query: "#009E73", new: "#CC79A7",
+                         regions: ["#1f1f1f", "#616161", "#a3a3a3"], tight_line: "#8f8f8f", tight_fill: "#ececec"};
+// The legend's words come from Python too (Explorer's LEGEND_WORDS, shared with the still).
+const FALLBACK_WORDS = {box: "box", pair: "box in an overlapping pair", touched: "overlaps the box just added or removed",
+                        query: "query window (dashed)", hit: "hit of the query", new: "box just added",
+                        ghost: "box just removed (dashed)", tight: "tight cells (dashed; shaded: listing a loose cell)",
+                        layered: " (dark: shallow, light: deep)", veil: "faded: what the last action did not touch"};
+function rgba(hex, alpha) { // "#rrggbb" (what canvas_colors sends) with an alpha; anything else as it is
+  if (!/^#[0-9a-f]{6}$/i.test(hex)) return hex;
+  const v = parseInt(hex.slice(1), 16);
+  return `rgba(${(v >> 16) & 255},${(v >> 8) & 255},${v & 255},${alpha})`;
+}
 
 function f64(dv) {
   if (!dv || !dv.byteLength) return new Float64Array(0);
@@ -36,6 +57,7 @@ const STYLE = `
 .lessons-explorer .lx-main { display: flex; gap: 12px; align-items: flex-start; }
 .lessons-explorer canvas { border: 1px solid #999; cursor: crosshair; touch-action: none; }
 .lessons-explorer .lx-info { margin: 2px 0; }
+.lessons-explorer .lx-status { margin: 2px 0; font-weight: bold; }
 .lessons-explorer .lx-error { color: #b00020; min-height: 1.2em; font-weight: bold; }
 .lessons-explorer .lx-arrays { font: 11px monospace; max-width: 520px; overflow-x: auto; }
 .lessons-explorer .lx-arrays table { border-collapse: collapse; margin-bottom: 6px; }
@@ -44,6 +66,10 @@ const STYLE = `
 .lessons-explorer .lx-arrays td.lx-changed { background: #ffd54f; font-weight: bold; }
 .lessons-explorer .lx-arrays .lx-name { font-weight: bold; margin-top: 4px; }
 .lessons-explorer .lx-arrays .lx-meaning { color: #555; font-family: sans-serif; }
+.lessons-explorer .lx-column { flex: none; width: ${CANVAS_W + 2}px; }
+.lessons-explorer .lx-legend { display: flex; gap: 14px; flex-wrap: wrap; margin: 4px 0; font-size: 12px; }
+.lessons-explorer .lx-legend span.lx-swatch { display: inline-block; width: 14px; height: 10px; margin-right: 4px;
+  vertical-align: middle; border: 2px solid; box-sizing: border-box; }
 `;
 
 function render({ model, el }) {
@@ -74,13 +100,51 @@ function render({ model, el }) {
     bar.appendChild(b);
   }
   const info = make("div", "lx-info");
+  const status = make("div", "lx-status"); // what the last gesture did (Cleanup: what it changed)
   const query = make("div", "lx-info lx-query");
   const error = make("div", "lx-error");
   const main = make("div", "lx-main");
   const canvas = make("canvas");
   const arrays = make("div", "lx-arrays");
-  main.append(canvas, arrays);
-  root.append(title, bar, info, query, error, main);
+  const legend = make("div", "lx-legend");
+  const canvasColumn = make("div", "lx-column"); // the canvas with its legend under it
+  canvasColumn.append(canvas, legend);
+  main.append(canvasColumn, arrays);
+  root.append(title, bar, info, status, query, error, main);
+  const colors = () => Object.assign({}, FALLBACK_COLORS, model.get("colors") || {});
+  // One swatch per meaning shown now, drawn as the canvas draws it (the still's legend says the same).
+  function drawLegend(veiled) {
+    const c = colors(), inf = model.get("info") || {}, rc = c.regions;
+    const wd = Object.assign({}, FALLBACK_WORDS, inf.words || {});
+    const fl = u8(model.get("flags")), q = model.get("query"), g = model.get("ghost");
+    let pairs = false, touched = false, added = false;
+    for (let i = 0; i < fl.length; i++) { pairs ||= !!(fl[i] & 1); touched ||= !!(fl[i] & 8); added ||= !!(fl[i] & 4); }
+    legend.textContent = "";
+    const items = [];
+    if (model.get("tight") && model.get("tight").byteLength) items.push([wd.tight, c.tight_line, c.tight_fill, "dashed"]);
+    if (inf.regions) {
+      items.push([`${inf.region_word || "region"}s` + (inf.layered ? wd.layered : ""),
+                  rc[0], "transparent", "solid", inf.layered]); // shallow to deep
+    }
+    items.push([wd.box, c.box, rgba(c.box, 0.3), "solid"]);
+    if (pairs) items.push([wd.pair, inf.crowded ? rgba(c.pair, 0.6) : c.pair, "transparent", "solid"]);
+    if (touched) items.push([wd.touched, c.pair, rgba(c.box, 0.3), "solid", false, 3]);
+    if (q && q.length === 4) items.push([wd.query, c.query, "transparent", "dashed"], [wd.hit, c.query, rgba(c.query, 0.6), "solid"]);
+    if (g && g.length === 4) items.push([wd.ghost, c.new, "transparent", "dashed", false, 3]);
+    if (added) items.push([wd.new, c.new, "transparent", "solid", false, 3]);
+    if (veiled) items.push([wd.veil, "#ccc", "#eee", "solid"]);
+    for (const [text, edge, fill, line, ramp, width] of items) {
+      const item = make("span");
+      const sw = make("span", "lx-swatch");
+      sw.style.borderColor = edge; sw.style.background = fill; sw.style.borderStyle = line;
+      if (width) sw.style.borderWidth = width + "px";
+      if (ramp) {
+        sw.style.borderImage = `linear-gradient(to right, ${rc[0]}, ${rc[rc.length - 1]}) 1`;
+      }
+      item.append(sw, text);
+      legend.appendChild(item);
+    }
+  }
   el.appendChild(root);
   const ctx = canvas.getContext("2d");
 
@@ -110,45 +174,82 @@ function render({ model, el }) {
   function draw() {
     ctx.clearRect(0, 0, CANVAS_W, H);
     ctx.fillStyle = "#fff"; ctx.fillRect(0, 0, CANVAS_W, H);
-    const w = model.get("world");
+    const w = model.get("world"), inf = model.get("info") || {}, crowded = !!inf.crowded;
     ctx.setLineDash([2, 3]); ctx.strokeStyle = "#999"; ctx.lineWidth = 1;
     ctx.strokeRect(sx(w[0]), sy(w[3]), sx(w[2]) - sx(w[0]), sy(w[1]) - sy(w[3]));
     ctx.setLineDash([]);
+    const c = colors(), rc = c.regions;
+    const rect = (r, i) => { // rectangle i of the flat array r, clamped to the canvas (a path segment)
+      const x0 = clampX(r[4 * i]), y1 = clampY(r[4 * i + 1]), x1 = clampX(r[4 * i + 2]), y0 = clampY(r[4 * i + 3]);
+      ctx.rect(x0 + 0.5, y0 + 0.5, x1 - x0, y1 - y0);
+    };
+    // 1. the tight cells (loose/tight grid): those listing a loose cell shaded, all outlined dashed
+    const tg = f64(model.get("tight")), tl = u8(model.get("tight_listing"));
+    if (tl.length) {
+      ctx.beginPath();
+      for (let i = 0; i < tl.length; i++) if (tl[i]) rect(tg, i);
+      ctx.fillStyle = c.tight_fill; ctx.fill();
+      ctx.beginPath();
+      for (let i = 0; i < tl.length; i++) rect(tg, i);
+      ctx.setLineDash([6, 3]); ctx.strokeStyle = c.tight_line; ctx.lineWidth = 1.5; ctx.stroke(); ctx.setLineDash([]);
+    }
+    // 2. the regions, one path per colour: thousands of nodes stay quick to draw
     const rg = f64(model.get("regions")), dp = f64(model.get("depths"));
-    ctx.lineWidth = 1;
-    for (let i = 0; i < dp.length; i++) {
-      ctx.strokeStyle = DEPTH_COLORS[Math.min(dp[i], DEPTH_COLORS.length - 1)];
-      const x0 = clampX(rg[4 * i]), y1 = clampY(rg[4 * i + 1]), x1 = clampX(rg[4 * i + 2]), y0 = clampY(rg[4 * i + 3]);
-      ctx.strokeRect(x0 + 0.5, y0 + 0.5, x1 - x0, y1 - y0);
-    }
-    const bx = f64(model.get("boxes")), fl = u8(model.get("flags"));
-    const n = fl.length;
-    for (let pass = 0; pass < 3; pass++) { // plain boxes, then boxes in pairs, then hits on top
-      for (let i = 0; i < n; i++) {
-        const hit = fl[i] & 2, pair = fl[i] & 1; // bit 2 (just inserted) is drawn after the passes
-        if ((hit ? 2 : pair ? 1 : 0) !== pass) continue;
-        const x0 = sx(bx[4 * i]), y0 = sy(bx[4 * i + 3]);
-        const ww = Math.max(1, sx(bx[4 * i + 2]) - x0), hh = Math.max(1, sy(bx[4 * i + 1]) - y0);
-        ctx.fillStyle = hit ? "rgba(214,39,40,0.75)" : "rgba(31,119,180,0.3)";
-        ctx.fillRect(x0, y0, ww, hh);
-        ctx.strokeStyle = hit ? "#8b0000" : pair ? "#ff7f0e" : "#1f77b4";
-        ctx.lineWidth = pair ? 2 : 1;
-        ctx.strokeRect(x0, y0, ww, hh);
+    let top = 1;
+    for (let i = 0; i < dp.length; i++) top = Math.max(top, dp[i]);
+    ctx.lineWidth = 1.5;
+    for (let k = 0; k < rc.length; k++) {
+      ctx.beginPath();
+      for (let i = 0; i < dp.length; i++) {
+        if (Math.round((rc.length - 1) * Math.min(dp[i], top) / top) === k) rect(rg, i);
       }
+      ctx.strokeStyle = rc[k];
+      ctx.stroke();
     }
-    for (let i = 0; i < n; i++) { // the box just inserted
-      if (!(fl[i] & 4)) continue;
-      ctx.strokeStyle = "#2ca02c"; ctx.lineWidth = 3;
-      ctx.strokeRect(sx(bx[4 * i]) - 2, sy(bx[4 * i + 3]) - 2,
-                     sx(bx[4 * i + 2]) - sx(bx[4 * i]) + 4, sy(bx[4 * i + 1]) - sy(bx[4 * i + 3]) + 4);
-    }
-    const q = model.get("query");
+    // 3. boxes, then the outlines of boxes in pairs: thin and faint when crowded
+    const bx = f64(model.get("boxes")), fl = u8(model.get("flags")), n = fl.length;
+    const boxPath = (test, grow = 0) => {
+      ctx.beginPath();
+      for (let i = 0; i < n; i++) {
+        if (!test(fl[i])) continue;
+        const x0 = sx(bx[4 * i]), y0 = sy(bx[4 * i + 3]);
+        ctx.rect(x0 - grow, y0 - grow, Math.max(1, sx(bx[4 * i + 2]) - x0) + 2 * grow,
+                 Math.max(1, sy(bx[4 * i + 1]) - y0) + 2 * grow);
+      }
+    };
+    boxPath(() => true);
+    ctx.fillStyle = rgba(c.box, crowded ? 0.15 : 0.3); ctx.fill();
+    ctx.strokeStyle = rgba(c.box, crowded ? 0.5 : 1); ctx.lineWidth = crowded ? 0.6 : 1; ctx.stroke();
+    boxPath((f) => f & 1);
+    ctx.strokeStyle = rgba(c.pair, crowded ? 0.6 : 1); ctx.lineWidth = crowded ? 1 : 2; ctx.stroke();
+    // 4. what the last gesture touched, on top (over a veil when crowded)
+    const q = model.get("query"), g = model.get("ghost");
+    let focus = (q && q.length === 4) || (g && g.length === 4);
+    for (let i = 0; i < n && !focus; i++) focus = (fl[i] & 14) !== 0;
+    const veiled = crowded && focus;
+    if (veiled) { ctx.fillStyle = `rgba(255,255,255,${inf.veil || 0.6})`; ctx.fillRect(0, 0, CANVAS_W, H); }
+    root.dataset.veiled = veiled ? "1" : "0";
+    const halo = (width) => { ctx.strokeStyle = "#fff"; ctx.lineWidth = width; ctx.stroke(); };
+    boxPath((f) => f & 8); // overlapping the box just added or removed: the pairs it made or broke
+    ctx.fillStyle = rgba(c.box, 0.3); ctx.fill();
+    halo(4); ctx.strokeStyle = c.pair; ctx.lineWidth = 2.5; ctx.stroke();
+    boxPath((f) => f & 2); // the query's hits
+    ctx.fillStyle = rgba(c.query, 0.6); ctx.fill();
+    ctx.strokeStyle = c.query; ctx.lineWidth = 1.5; ctx.stroke();
+    boxPath((f) => (f & 3) === 3); // hits that are in a pair keep their pair outline
+    ctx.strokeStyle = c.pair; ctx.lineWidth = 2; ctx.stroke();
     if (q && q.length === 4) {
-      ctx.setLineDash([6, 4]); ctx.strokeStyle = "#2ca02c"; ctx.lineWidth = 2;
-      ctx.strokeRect(sx(q[0]), sy(q[3]), sx(q[2]) - sx(q[0]), sy(q[1]) - sy(q[3]));
-      ctx.setLineDash([]);
+      ctx.beginPath(); ctx.rect(sx(q[0]), sy(q[3]), sx(q[2]) - sx(q[0]), sy(q[1]) - sy(q[3]));
+      halo(5); ctx.setLineDash([6, 4]); ctx.strokeStyle = c.query; ctx.lineWidth = 2.5; ctx.stroke(); ctx.setLineDash([]);
     }
+    if (g && g.length === 4) { // the box just removed: a dashed ghost where it was
+      ctx.beginPath(); ctx.rect(sx(g[0]) - 2, sy(g[3]) - 2, sx(g[2]) - sx(g[0]) + 4, sy(g[1]) - sy(g[3]) + 4);
+      halo(6); ctx.setLineDash([5, 3]); ctx.strokeStyle = c.new; ctx.lineWidth = 3; ctx.stroke(); ctx.setLineDash([]);
+    }
+    boxPath((f) => f & 4, 2); // the box just added
+    halo(6); ctx.strokeStyle = c.new; ctx.lineWidth = 3; ctx.stroke();
     picture = ctx.getImageData(0, 0, CANVAS_W, H);
+    return veiled;
   }
 
   // A brute-force scan of the synced boxes: the browser's own check of the hits.
@@ -187,13 +288,15 @@ function render({ model, el }) {
     const inf = model.get("info") || {};
     title.textContent = model.get("title");
     info.textContent = `${inf.structure}: ${inf.boxes} boxes, ${inf.pairs} overlapping pairs, ` +
-                       `${inf.regions} ${inf.region_word}s. Last: ${inf.message}`;
+                       `${inf.regions} ${inf.region_word}s.`;
+    status.textContent = `Last: ${inf.message}`;
+    root.dataset.message = String(inf.message);
     buttons.undo.disabled = !inf.undo;
     const q = model.get("query"), hits = model.get("hits") || [];
     if (q && q.length === 4) {
       const brute = bruteHits(q);
       const agree = brute.length === hits.length && brute.every((v, k) => v === hits[k]);
-      query.textContent = `Query window [${q.map((v) => v.toFixed(1)).join(", ")}]: ${hits.length} hits (red); ` +
+      query.textContent = `Query window [${q.map((v) => v.toFixed(1)).join(", ")}]: ${hits.length} hits (green); ` +
                           `browser brute force ${agree ? "agrees" : "DISAGREES"} (${brute.length}).`;
       root.dataset.bruteHits = brute.join(",");
     } else {
@@ -207,7 +310,7 @@ function render({ model, el }) {
     root.dataset.regions = String(inf.regions);
     root.dataset.structure = String(inf.structure);
     root.dataset.error = model.get("error");
-    draw();
+    drawLegend(draw());
     drawArrays();
     root.dataset.version = String(model.get("version"));
     const ack = model.get("ack");
@@ -240,7 +343,7 @@ function render({ model, el }) {
     const p = toWorld(evt);
     ctx.putImageData(picture, 0, 0);
     const query = modes.query.checked || start[4];
-    ctx.setLineDash([6, 4]); ctx.lineWidth = 2; ctx.strokeStyle = query ? "#2ca02c" : "#1f77b4";
+    ctx.setLineDash([6, 4]); ctx.lineWidth = 2; ctx.strokeStyle = query ? colors().query : colors().box;
     ctx.strokeRect(Math.min(start[2], p[2]), Math.min(start[3], p[3]), Math.abs(p[2] - start[2]), Math.abs(p[3] - start[3]));
     ctx.setLineDash([]);
   }

@@ -14,14 +14,29 @@ In the widget
   ``new_box_size`` centred there, drag to add a box of the dragged size,
   click on a box to remove it (the top one: the highest id).
 * **Query mode** (or shift-drag in boxes mode): drag a query window. The
-  structure's hits are filled red; they are checked against a brute-force
-  scan of the stored boxes, and the cells or nodes the query visited are
+  structure's hits are filled green (the query colour); they are checked
+  against a brute-force scan of the stored boxes, and the cells or nodes the query visited are
   counted where the structure keeps such a counter (``last_query_*``
   attributes), else the regions touching the window are counted.
 * **Cleanup**, **Undo** (of the last add or remove) and **Reset** (back to the
-  boxes given) buttons; the structure's regions (cells or nodes) are drawn
-  under the boxes; the boxes in at least one overlapping pair are outlined,
-  and the counts of boxes, pairs and regions are shown.
+  boxes given) buttons; the structure's regions (cells or nodes, in greys:
+  dark for shallow levels, light for deep ones) are drawn under the boxes,
+  and under them the loose/tight grid's tight cells (dashed, shaded where
+  they list a loose cell); the boxes in at least one overlapping pair are
+  outlined, and the counts of boxes, pairs and regions are shown. A status
+  line says what the last gesture did; for Cleanup, what it changed (nodes
+  or cells before and after, ``memory_bytes()``, array entries rewritten),
+  or that there was nothing to clean up. A legend under the canvas gives
+  each colour its one meaning (:func:`canvas_colors`, the course style), the
+  same colours and meanings as the still (:meth:`Explorer.static`).
+* What the last gesture touched is drawn on top, thick: the box just added
+  (or a dashed ghost of the box just removed), the boxes it overlaps, the
+  query window and its hits. From :data:`CROWDED_BOXES` boxes the rest is
+  drawn thin and faint and, once a gesture has touched something, faded
+  under a white veil, so that a click can be seen where it landed.
+* ``remove=ids`` starts from a structure that has lost some of its boxes
+  (what removal leaves behind, e.g. a quadtree's empty leaves, waits for
+  Cleanup).
 * For the structures whose lessons are about their arrays (uniform grid,
   compact quadtree, loose/tight grid, R-trees) an **array view** beside the
   picture shows those arrays and marks the entries the last operation changed.
@@ -49,11 +64,13 @@ without a kernel (and nbval) still shows the picture.
 """
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
+from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 
 from . import style, viz
@@ -61,7 +78,8 @@ from .base import BroadPhase, resolve_structure
 from .geometry import ARTICLE_WORLD, as_box, as_boxes, boxes_overlap
 from .widgets import StaticFigure, figure_png
 
-__all__ = ["ARRAY_VIEWS", "ArrayRow", "Explorer", "GESTURE_ERRORS", "structure_arrays", "visit_counts"]
+__all__ = ["ARRAY_VIEWS", "ArrayRow", "CROWDED_BOXES", "Explorer", "GESTURE_ERRORS", "LEGEND_WORDS",
+           "canvas_colors", "structure_arrays", "visit_counts"]
 
 #: Exceptions a gesture may raise that the widget shows as text (anything else is a bug and propagates).
 GESTURE_ERRORS = (ValueError, KeyError, TypeError, IndexError)
@@ -70,6 +88,32 @@ GESTURE_ERRORS = (ValueError, KeyError, TypeError, IndexError)
 ARRAY_WINDOW = 16
 
 _JS = Path(__file__).with_name("explorer.js")
+
+#: From this many boxes the picture is *crowded*: boxes and their pair outlines are drawn
+#: thin and faint, and when a gesture has touched something (a box added or removed, a
+#: query) a white veil fades the rest so that what it touched, drawn on top, stands out.
+CROWDED_BOXES = 300
+
+#: The loose/tight grid's tight cells: dashed outlines, and a fill for those listing a loose cell.
+TIGHT_LINE_COLOR = "#8f8f8f"
+TIGHT_FILL_COLOR = "#ececec"
+
+#: Opacity of the veil over a crowded picture (0: none, 1: hides everything under it).
+VEIL_ALPHA = 0.6
+
+#: What each mark means, in the words of both legends: the canvas's (explorer.js) and the still's.
+LEGEND_WORDS = {
+    "box": "box",
+    "pair": "box in an overlapping pair",
+    "touched": "overlaps the box just added or removed",
+    "query": "query window (dashed)",
+    "hit": "hit of the query",
+    "new": "box just added",
+    "ghost": "box just removed (dashed)",
+    "tight": "tight cells (dashed; shaded: listing a loose cell)",
+    "layered": " (dark: shallow, light: deep)",
+    "veil": "faded: what the last action did not touch",
+}
 
 # Words for the ``last_query_<suffix>`` counters structures keep.
 _COUNTER_WORDS = {
@@ -271,6 +315,8 @@ def canvas_colors(depths: int = 9) -> dict:
         window and its hits), ``new`` (the box just added): hex colours from
         :mod:`lessons_lib.style`; ``regions``: ``depths`` hex colours of the region
         colour map, shallow to deep, as :func:`lessons_lib.viz.draw_regions` uses it.
+        ``tight_line`` and ``tight_fill``: the loose/tight grid's tight cells (dashed
+        outlines; the fill of those listing a loose cell), greys lighter than any region line.
     """
     from matplotlib import colormaps
     from matplotlib.colors import to_hex
@@ -278,7 +324,8 @@ def canvas_colors(depths: int = 9) -> dict:
     cmap = colormaps[style.REGION_CMAP]
     regions = [to_hex(cmap(viz.REGION_CMAP_TOP * k / max(1, depths - 1))) for k in range(depths)]
     return {"box": style.BOX_COLOR, "pair": style.HIGHLIGHT_COLOR, "query": style.QUERY_COLOR,
-            "new": style.NEW_COLOR, "regions": regions}
+            "new": style.NEW_COLOR, "regions": regions, "tight_line": TIGHT_LINE_COLOR,
+            "tight_fill": TIGHT_FILL_COLOR}
 
 class Explorer:
     """Insert, remove and query boxes of any structure by mouse, and watch it change.
@@ -298,6 +345,10 @@ class Explorer:
         world's width and height.
     title : str, optional
         Shown above the picture. Default: the structure's class name.
+    remove : array_like of int, optional
+        Ids (rows of ``boxes``) removed right after the build, one ``remove`` call
+        each: the structure keeps what removals leave behind (a quadtree's empty
+        leaves, for one) until **Cleanup**. **Reset** comes back to this state.
     **params
         Keyword parameters of the structure (``capacity=4``, ``cell_size=50``...).
 
@@ -314,7 +365,9 @@ class Explorer:
     error : str
         The text of the last refused gesture ("" after a successful one).
     last_inserted : int or None
-        The id the last gesture inserted (outlined in green in the widget).
+        The id the last gesture inserted (outlined in purple, the colour of what is new).
+    last_removed : numpy.ndarray or None
+        The box the last gesture removed, shape (4,) (a dashed purple ghost in the picture).
     message : str
         What the last gesture did.
 
@@ -322,7 +375,7 @@ class Explorer:
     ------
     ValueError, TypeError
         An unknown structure, bad boxes, a bad world or bad parameters (the
-        structure's own message).
+        structure's own message); a ``remove`` id that is not a row of ``boxes``.
 
     Example
     -------
@@ -339,7 +392,8 @@ class Explorer:
     2
     """
 
-    def __init__(self, structure="quadtree", boxes=None, *, world=None, new_box_size=None, title=None, **params):
+    def __init__(self, structure="quadtree", boxes=None, *, world=None, new_box_size=None, title=None, remove=None,
+                 **params):
         self.cls = resolve_structure(structure)
         b = as_boxes(np.zeros((0, 4)) if boxes is None else boxes)
         if world is None:
@@ -360,19 +414,33 @@ class Explorer:
         self.new_box_size = size
         self.title = title or self.cls.__name__
         self._start_boxes = b.copy()
+        gone = np.unique(np.asarray([] if remove is None else remove, dtype=np.int64).reshape(-1))
+        if len(gone) and (gone[0] < 0 or gone[-1] >= len(b)):
+            raise ValueError(f"remove must hold ids of the boxes given, 0 .. {len(b) - 1}; got {int(gone[0])} "
+                             f"and {int(gone[-1])} among them")
+        self._start_removed = gone
         self._params = dict(params)
         self._widget = None
         self._handling = False
         self.bp = self._build()
         self._clear_transient()
-        self.message = f"{len(self.bp)} boxes"
+        self.message = self._start_message()
         self._arrays: dict[str, np.ndarray] = {}
         self._note_arrays()
         self._changed = {}
 
     # -- state ---------------------------------------------------------
     def _build(self) -> BroadPhase:
-        return self.cls.from_boxes(self._start_boxes, world=self.world, **self._params)
+        bp = self.cls.from_boxes(self._start_boxes, world=self.world, **self._params)
+        for i in self._start_removed.tolist():
+            bp.remove(i)
+        return bp
+
+    def _start_message(self) -> str:
+        if not len(self._start_removed):
+            return viz.plural(len(self.bp), "box", "boxes")
+        return (f"{viz.plural(len(self._start_boxes), 'box', 'boxes')} built, "
+                f"{len(self._start_removed)} removed: Cleanup tidies what the removals left")
 
     def _clear_transient(self) -> None:
         self.history: list[tuple] = []
@@ -382,6 +450,7 @@ class Explorer:
         self.visited: list[tuple[str, int]] = []
         self.error = ""
         self.last_inserted = None
+        self.last_removed = None
 
     def counts(self) -> dict[str, int]:
         """``{"boxes": n, "pairs": k, "regions": m}`` of the structure now.
@@ -407,6 +476,7 @@ class Explorer:
         self.message = message
         self.error = ""
         self.last_inserted = None
+        self.last_removed = None
         self.hits = np.zeros(0, dtype=np.int64)
         self.query_box = None
         self.visited = []
@@ -450,6 +520,7 @@ class Explorer:
         box = boxes[np.searchsorted(ids, int(id))]
         self.history.append(("remove", int(id), box.copy()))
         self._after_edit(f"removed box {int(id)}")
+        self.last_removed = box.copy()
         self._sync()
 
     def click(self, x, y) -> tuple[str, int]:
@@ -538,18 +609,45 @@ class Explorer:
         self._sync()
         return hits
 
-    def cleanup(self) -> None:
-        """Call the structure's ``cleanup()`` (e.g. a quadtree collapses empty leaves)."""
-        before = len(self.bp.regions()[0])
+    def cleanup(self) -> str:
+        """Call the structure's ``cleanup()`` (e.g. a quadtree collapses empty leaves); say what it changed.
+
+        Compares the structure before and after: its region count (cells or
+        nodes), ``memory_bytes()``, and for structures with an array view the
+        entries rewritten. The sentence is also :attr:`message` (the widget's
+        status line).
+
+        Returns
+        -------
+        str
+            E.g. ``"cleanup: 489 -> 241 nodes (248 fewer); memory unchanged at 27,026
+            bytes; 310 array entries rewritten"``, or ``"cleanup: nothing to clean
+            up: still 61 nodes, 27,026 bytes (it tidies what removals leave behind:
+            remove boxes first)"``.
+        """
+        word = self.region_word()
+        before, mem0 = len(self.bp.regions()[0]), int(self.bp.memory_bytes())
         self.bp.cleanup()
-        after, word = len(self.bp.regions()[0]), self.region_word()
-        if after == before:
-            what = f"nothing to tidy: still {viz.plural(after, word)} (remove boxes first, then clean up)"
+        after, mem1 = len(self.bp.regions()[0]), int(self.bp.memory_bytes())
+        self._after_edit("cleanup")
+        rewritten = sum(len(c) for c in self._changed.values())
+        parts = []
+        if after != before:
+            parts.append(f"{before} -> {viz.plural(after, word)} ({abs(before - after)} "
+                         f"{'fewer' if after < before else 'more'})")
+        if mem1 != mem0:
+            parts.append(f"memory {mem0:,} -> {mem1:,} bytes")
+        if parts and mem1 == mem0:
+            parts.append(f"memory unchanged at {mem1:,} bytes")
+        if rewritten:
+            parts.append(f"{viz.plural(rewritten, 'array entry', 'array entries')} rewritten")
+        if parts:
+            self.message = "cleanup: " + "; ".join(parts)
         else:
-            what = f"{viz.plural(before, word)} -> {after}: {viz.plural(abs(before - after), word)} " + (
-                "removed" if after < before else "added")
-        self._after_edit(f"cleanup: {what}")
+            self.message = (f"cleanup: nothing to clean up: still {viz.plural(after, word)}, {mem1:,} bytes "
+                            "(it tidies what removals leave behind: remove boxes first)")
         self._sync()
+        return self.message
 
     def undo(self) -> None:
         """Undo the last add or remove (cleanup and queries are not undone).
@@ -568,13 +666,17 @@ class Explorer:
             self.bp.insert(i, box)
         self.history.pop()
         self._after_edit(f"undid {'insert' if op == 'insert' else 'removal'} of box {i}")
+        if op == "insert":
+            self.last_removed = np.asarray(box, dtype=np.float64).copy()
+        else:
+            self.last_inserted = i
         self._sync()
 
     def reset(self) -> None:
-        """Rebuild the structure from the starting boxes (the same call as at the start)."""
+        """Rebuild the structure from the starting boxes (the same calls as at the start)."""
         self.bp = self._build()
         self._clear_transient()
-        self._after_edit(f"reset to the {len(self.bp)} starting boxes")
+        self._after_edit(f"reset to the {viz.plural(len(self.bp), 'starting box', 'starting boxes')}")
         self._sync()
 
     def handle(self, message: dict) -> str:
@@ -646,13 +748,54 @@ class Explorer:
         return rows
 
     def region_word(self) -> str:
-        """What the structure's regions are: ``"cell"`` (grids, hashes), ``"node"`` (trees) or ``"region"``."""
+        """What the structure's regions are: ``"cell"`` (grids, hashes; ``"loose cell"`` for the loose/tight
+        grid), ``"node"`` (trees) or ``"region"``."""
         name = type(self.bp).name
+        if name == "loose_tight_grid":  # its regions are the loose cells' rectangles; tight cells are drawn apart
+            return "loose cell"
         if "grid" in name or "hash" in name:
             return "cell"
         if "tree" in name:
             return "node"
         return "region"
+
+    def crowded(self) -> bool:
+        """Whether the picture is crowded (:data:`CROWDED_BOXES` boxes or more): faint boxes, a veil."""
+        return len(self.bp) >= CROWDED_BOXES
+
+    def touched(self, ids=None, boxes=None) -> np.ndarray:
+        """Which stored boxes overlap the box just added or removed: the pairs the last gesture made or broke.
+
+        Returns
+        -------
+        numpy.ndarray, shape (n,), bool
+            In the order of ``bp.items()`` (the box just added itself excluded).
+        """
+        if ids is None:
+            ids, boxes = self.bp.items()
+        focus = None
+        if self.last_inserted is not None and self.last_inserted in self.bp:
+            focus = boxes[ids == self.last_inserted][0]
+        elif self.last_removed is not None:
+            focus = self.last_removed
+        if focus is None or not len(ids):
+            return np.zeros(len(ids), bool)
+        hit = boxes_overlap(boxes, focus)
+        if self.last_inserted is not None:
+            hit &= ids != self.last_inserted
+        return hit
+
+    def tight_cells(self):
+        """The tight cells of a loose/tight grid: ``(rects (T, 4) float64, listing (T,) bool)``, or None.
+
+        ``listing`` marks the tight cells whose list holds at least one loose
+        cell. None for structures without a tight grid (no ``tight_cells()``).
+        """
+        fn = getattr(self.bp, "tight_cells", None)
+        if fn is None:
+            return None
+        t = fn()
+        return np.asarray(t["rect"], dtype=np.float64).reshape(-1, 4), np.asarray(t["lists"]) > 0
 
     def _state(self) -> dict:
         ids, boxes = self.bp.items()
@@ -661,8 +804,11 @@ class Explorer:
         in_pair = np.isin(ids, pairs.reshape(-1)) if len(pairs) else np.zeros(len(ids), bool)
         hit = np.isin(ids, self.hits) if len(self.hits) else np.zeros(len(ids), bool)
         new = ids == self.last_inserted if self.last_inserted is not None else np.zeros(len(ids), bool)
-        # bit 0: in an overlapping pair; bit 1: hit by the last query; bit 2: the box just inserted
-        flags = in_pair.astype(np.uint8) | (hit.astype(np.uint8) << 1) | (new.astype(np.uint8) << 2)
+        # bit 0: in an overlapping pair; bit 1: hit by the last query; bit 2: the box just inserted;
+        # bit 3: overlaps the box just inserted or removed
+        flags = (in_pair.astype(np.uint8) | (hit.astype(np.uint8) << 1) | (new.astype(np.uint8) << 2)
+                 | (self.touched(ids, boxes).astype(np.uint8) << 3))
+        tight = self.tight_cells()
         big = np.finfo(np.float64).max
         return {
             "ids": ids.astype(np.float64).tobytes(),
@@ -672,9 +818,13 @@ class Explorer:
             "depths": np.asarray(depths, dtype=np.float64).tobytes(),
             "query": [] if self.query_box is None else self.query_box.tolist(),
             "hits": self.hits.tolist(),
+            "ghost": [] if self.last_removed is None else np.asarray(self.last_removed, dtype=np.float64).tolist(),
+            "tight": b"" if tight is None else np.ascontiguousarray(tight[0]).tobytes(),
+            "tight_listing": b"" if tight is None else tight[1].astype(np.uint8).tobytes(),
             "info": {"structure": type(self.bp).__name__, "boxes": int(len(ids)), "pairs": int(len(pairs)),
                      "regions": int(len(rects)), "region_word": self.region_word(),
                      "layered": bool(len(depths) and int(np.max(depths)) > 0),
+                     "crowded": self.crowded(), "veil": VEIL_ALPHA, "words": LEGEND_WORDS,
                      "message": self.message, "undo": len(self.history)},
             "error": self.error,
             "arrays": self.array_rows(),
@@ -740,6 +890,8 @@ class Explorer:
         c = self.counts()
         title = (f"{self.title}: {viz.plural(c['boxes'], 'box', 'boxes')}, {viz.plural(c['pairs'], 'pair')}, "
                  f"{viz.plural(c['regions'], self.region_word())}")
+        if self.message != viz.plural(len(self._start_boxes), "box", "boxes"):  # the status line, as in the widget
+            title += "\n" + textwrap.shorten(f"Last: {self.message}", 90, placeholder="...")
         self._draw_state(ax, title)
         if tax is not None:
             tax.set_axis_off()
@@ -756,32 +908,65 @@ class Explorer:
         return fig
 
     def _draw_state(self, ax, title: str) -> None:
-        """The live canvas's picture with matplotlib, in the same colours, with its legend below.
+        """The live canvas's picture with matplotlib, in the same colours and layers, with its legend below.
 
-        Regions by depth (:data:`~lessons_lib.style.REGION_CMAP`), boxes in
-        :data:`~lessons_lib.style.BOX_COLOR`, boxes in an overlapping pair outlined in
-        :data:`~lessons_lib.style.HIGHLIGHT_COLOR`, the query window and its hits in
-        :data:`~lessons_lib.style.QUERY_COLOR`, the box just added in
-        :data:`~lessons_lib.style.NEW_COLOR`: the meanings of :data:`LEGEND`.
+        Tight cells (loose/tight grid) dashed in :data:`TIGHT_LINE_COLOR`, those
+        listing a loose cell shaded; regions by depth (:data:`~lessons_lib.style.REGION_CMAP`),
+        boxes in :data:`~lessons_lib.style.BOX_COLOR`, boxes in an overlapping pair
+        outlined in :data:`~lessons_lib.style.HIGHLIGHT_COLOR`; then on top, what the
+        last gesture touched: the query window and its hits in
+        :data:`~lessons_lib.style.QUERY_COLOR`, the box just added (or the ghost of the
+        box just removed) in :data:`~lessons_lib.style.NEW_COLOR` with the boxes it
+        overlaps outlined thick. A crowded picture (:meth:`crowded`) draws boxes and
+        pairs thin and faint and fades them under a veil when a gesture touched
+        something: the meanings the canvas's legend names (:data:`LEGEND_WORDS`).
         """
+        from matplotlib.collections import PolyCollection
+        from matplotlib.patches import Rectangle
+
         ids, boxes = self.bp.items()
         rects, depths = self.bp.regions()
+        crowded, words = self.crowded(), LEGEND_WORDS
+        tight = self.tight_cells()
+        if tight is not None and len(tight[0]):
+            if tight[1].any():
+                viz.draw_boxes(ax, tight[0][tight[1]], color=TIGHT_FILL_COLOR, alpha=1.0, linewidth=0, zorder=0.3)
+            viz.draw_regions(ax, (tight[0], np.zeros(len(tight[0]), np.int64)), color=TIGHT_LINE_COLOR, linewidth=1.6, linestyle=(0, (6, 3)),
+                             label=words["tight"], zorder=0.5)
         if len(rects):
             layered = len(depths) and int(np.max(depths)) > 0
-            label = f"{self.region_word()}s" + (" (dark: shallow, light: deep)" if layered else "")
+            label = f"{self.region_word()}s" + (words["layered"] if layered else "")
             viz.draw_regions(ax, (rects, depths), label=label)
-        viz.draw_boxes(ax, boxes, ids=ids, label="box", annotate=len(ids) <= viz.AUTO_LABEL_MAX)
-        viz.draw_pairs(ax, boxes, self.bp.pairs(), ids=ids, lines=False, mark_boxes=True,
-                       color=style.HIGHLIGHT_COLOR, box_label="box in an overlapping pair")
+        faint = 0.5 if crowded else 1.0
+        for coll in viz.draw_boxes(ax, boxes, ids=ids, label=words["box"], alpha=0.15 if crowded else 0.3,
+                                   linewidth=0.6 if crowded else 1.0, annotate=len(ids) <= viz.AUTO_LABEL_MAX):
+            if isinstance(coll, PolyCollection):  # not the id labels
+                coll.set_edgecolor(to_rgba(style.BOX_COLOR, faint))
+        for coll in viz.draw_pairs(ax, boxes, self.bp.pairs(), ids=ids, lines=False, mark_boxes=True,
+                                   color=style.HIGHLIGHT_COLOR, box_label=words["pair"],
+                                   linewidth=0.7 if crowded else 1.33):
+            coll.set_edgecolor(to_rgba(style.HIGHLIGHT_COLOR, 0.6 if crowded else 1.0))
+        touched = self.touched(ids, boxes)
+        focus = bool(len(self.hits) or self.query_box is not None or touched.any()
+                     or self.last_inserted is not None or self.last_removed is not None)
+        if crowded and focus:
+            ax.add_patch(Rectangle((0, 0), 1, 1, transform=ax.transAxes, facecolor="white", alpha=VEIL_ALPHA,
+                                   edgecolor="none", zorder=3.0, label=words["veil"]))
+        if touched.any():
+            viz.draw_boxes(ax, boxes[touched], color=style.HIGHLIGHT_COLOR, alpha=0.3, linewidth=2.5,
+                           label=words["touched"], zorder=3.2)
         if len(self.hits):
-            viz.draw_boxes(ax, boxes[np.isin(ids, self.hits)], color=style.QUERY_COLOR, alpha=0.6,
-                           label="hit of the query", zorder=3)
+            viz.draw_boxes(ax, boxes[np.isin(ids, self.hits)], color=style.QUERY_COLOR, alpha=0.6, linewidth=1.5,
+                           label=words["hit"], zorder=3.3)
         if self.query_box is not None:
             viz.draw_boxes(ax, self.query_box.reshape(1, 4), fill=False, color=style.QUERY_COLOR, linestyle="--",
-                           linewidth=2, label="query window", zorder=3.5)
+                           linewidth=2.5, label=words["query"], zorder=3.5)
+        if self.last_removed is not None:
+            viz.draw_boxes(ax, np.reshape(self.last_removed, (1, 4)), fill=False, color=style.NEW_COLOR,
+                           linestyle="--", linewidth=2.5, label=words["ghost"], zorder=3.6)
         if self.last_inserted is not None and self.last_inserted in self.bp:
             viz.draw_boxes(ax, boxes[ids == self.last_inserted], fill=False, color=style.NEW_COLOR, linewidth=3,
-                           label="box just added", zorder=3.6)
+                           label=words["new"], zorder=3.7)
         view = viz.covering_box(self.world, boxes, rects if len(rects) else None)
         viz.set_world(ax, view)
         viz.style_world_axes(ax, title, legend=False)
@@ -837,6 +1022,9 @@ def _widget_class():
         info = t.Dict().tag(sync=True)
         error = t.Unicode("").tag(sync=True)
         arrays = t.List(t.Dict()).tag(sync=True)
+        ghost = t.List(t.Float()).tag(sync=True)
+        tight = t.Bytes(b"").tag(sync=True)
+        tight_listing = t.Bytes(b"").tag(sync=True)
         colors = t.Dict().tag(sync=True)
         ack = t.Int(0).tag(sync=True)
         version = t.Int(0).tag(sync=True)

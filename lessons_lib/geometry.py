@@ -49,6 +49,7 @@ __all__ = [
     "METRICS",
     "in_ball",
     "axis_of_larger_variance",
+    "first_bad_box",
 ]
 
 #: The world of the benchmark article's scenes: ``[0, 0, 800, 600]``.

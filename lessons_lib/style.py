@@ -4,7 +4,8 @@
 
 * colours from the Okabe-Ito palette (distinguishable with the common colour-vision
   deficiencies, and in greyscale by lightness for the first few), in the order of
-  :data:`PALETTE`; regions use the ``viridis`` colour map;
+  :data:`PALETTE`; regions use a grey ramp (:data:`REGION_CMAP`: dark for the shallow
+  levels, light for the deep ones), so that no meaning colour is close to a region line;
 * one meaning per colour across the course (:data:`BOX_COLOR`, :data:`PAIR_COLOR`, ...),
   shared by static figures, Stepper frames and the Explorer's canvas;
 * fonts of 11 points on figures drawn at 100 dpi, so a 6.4-inch figure is 640 pixels
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import matplotlib as mpl
 from cycler import cycler
+from matplotlib.colors import LinearSegmentedColormap
 
 __all__ = [
     "BLACK",
@@ -39,6 +41,7 @@ __all__ = [
     "PURPLE",
     "QUERY_COLOR",
     "REGION_CMAP",
+    "REGION_RAMP",
     "RC",
     "SKY",
     "VERMILLION",
@@ -66,12 +69,20 @@ HIGHLIGHT_COLOR = ORANGE  # a box that is in a candidate pair / the boxes a step
 PAIR_COLOR = VERMILLION   # the segment joining a pair
 QUERY_COLOR = GREEN       # a query window and its hits
 NEW_COLOR = PURPLE        # what the last step added (a new box, a new region)
-REGION_CMAP = "viridis"   # a structure's regions, by depth or level
+REGION_CMAP = "lessons_regions"  # a structure's regions, by depth or level (grey ramp, below)
+
+#: The region ramp: near-black at depth 0 to mid grey at 80 % (where
+#: :func:`lessons_lib.viz.draw_regions` puts the deepest level), light grey at 100 %. A grey
+#: has no hue, so it stays apart from every meaning colour above (and from their
+#: colour-blind renderings); lightness alone orders the levels, readable in greyscale too.
+REGION_RAMP = ((0.0, "#1f1f1f"), (0.8, "#a3a3a3"), (1.0, "#c4c4c4"))
+if REGION_CMAP not in mpl.colormaps:  # registered once, so ``colormaps[REGION_CMAP]`` works everywhere
+    mpl.colormaps.register(LinearSegmentedColormap.from_list(REGION_CMAP, list(REGION_RAMP)))
 
 #: The rcParams :func:`use` sets.
 RC = {
     "axes.prop_cycle": cycler(color=list(PALETTE)),
-    "image.cmap": REGION_CMAP,
+    "image.cmap": "viridis",  # the default for imshow (heat maps); regions pass REGION_CMAP themselves
     "figure.dpi": 100,
     "savefig.dpi": "figure",
     "figure.figsize": (6.4, 4.2),

@@ -43,7 +43,7 @@ from . import style, viz
 from .base import BroadPhase, resolve_structure
 from .geometry import as_box
 
-__all__ = ["OPERATIONS", "Snapshot", "StaticFigure", "Stepper", "draw_snapshot", "figure_png"]
+__all__ = ["OPERATIONS", "Snapshot", "StaticFigure", "Stepper", "draw_snapshot", "figure_png", "snapshot_changes"]
 
 #: Operation names accepted by :meth:`Stepper.from_operations` -> their arguments after the name.
 OPERATIONS = {

@@ -14,7 +14,9 @@ Hypothesis profiles
 from __future__ import annotations
 
 import os
+import signal
 
+import pytest
 from hypothesis import HealthCheck, Verbosity, settings
 
 settings.register_profile(
@@ -31,3 +33,19 @@ settings.register_profile(
 )
 settings.register_profile("debug", deadline=None, max_examples=10, verbosity=Verbosity.verbose)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+@pytest.fixture
+def sigint_raises():
+    """Python's own SIGINT handler while the test runs (KeyboardInterrupt on SIGINT).
+
+    A shell that starts a job in the background (``make test &``, ``nohup``) starts it
+    with SIGINT ignored, and Python keeps it ignored: the interrupt tests would then
+    see no interrupt at all. The handler in place before is put back afterwards.
+    """
+    previous = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -155,13 +155,19 @@ def check_loose_tight_grid(g: LooseTightGrid, exact: bool = False) -> None:
     cell is listed exactly in the tight cells of its registration, which covers
     its rectangle's tight range; tight list nodes in use plus free nodes account
     for the pool; when the pairs layout is current, it holds each live slot once
-    with its present box. With ``exact=True`` (after a cleanup or a bulk load)
-    each rectangle *equals* the union of its elements ("stale growth" otherwise)
-    and each registration its rectangle's tight range.
+    with its present box. Slots on the oversize list (boxes over the
+    ``max_box_cells`` budget, :meth:`~LooseTightGrid.oversize`) are in no loose
+    cell: the list holds live slots, as many as its count says, and the loose
+    cells hold every other live slot. With ``exact=True`` (after a cleanup or a
+    bulk load) each rectangle *equals* the union of its elements ("stale
+    growth" otherwise) and each registration its rectangle's tight range.
     """
     boxes = g.elements.boxes
     live = set(g.elements.live_slots().tolist())
-    seen: set[int] = set()
+    big = walk_slots(g.olist, g.enext, 0)
+    assert len(big) == int(g.olist[1]), f"the oversize list holds {len(big)} slots, its count says {int(g.olist[1])}"
+    assert set(big) <= live and len(set(big)) == len(big), "the oversize list holds a dead slot or one slot twice"
+    seen: set[int] = set(big)
     for c in range(g.rows * g.cols):
         elems, s = [], int(g.lhead[c])
         while s != -1:
@@ -170,7 +176,7 @@ def check_loose_tight_grid(g: LooseTightGrid, exact: bool = False) -> None:
         assert len(elems) == int(g.lcount[c]), f"loose cell {c}: count {int(g.lcount[c])}, list {len(elems)}"
         u = [np.inf, np.inf, -np.inf, -np.inf]
         for s in elems:
-            assert s in live and s not in seen, f"slot {s} is dead or in two loose cells"
+            assert s in live and s not in seen, f"slot {s} is dead, in two loose cells, or also oversize"
             seen.add(s)
             assert int(cell_of_centre(g.geom, boxes, s)) == c, f"slot {s} is not in its centre's cell"
             b = boxes[s]  # np.float64 values: f32_down(python float) rounds wrongly as plain Python (NEP 50)
@@ -210,11 +216,24 @@ def check_loose_tight_grid(g: LooseTightGrid, exact: bool = False) -> None:
     assert int(g.tstate[0]) <= len(g.tnxt), "the tight list pool was written past its end"
     assert listed + free_count(g.tnxt, g.tstate) == int(g.tstate[0]), "tight list nodes leaked"
     if g._laid_out:
-        check_pairs_layout(g, live)
+        check_pairs_layout(g, live, set(big))
 
 
-def check_pairs_layout(g: LooseTightGrid, live: set[int]) -> None:
-    """The layout of ``lay_out``: each live slot once, near ones in their cell's run, giants sorted."""
+def walk_slots(head, nxt, start) -> list[int]:
+    """Slots of a list linked through the slots themselves: from ``head[start]`` along ``nxt`` (guards against cycles)."""
+    out, s = [], int(head[start])
+    while s != -1:
+        out.append(s)
+        s = int(nxt[s])
+        assert len(out) <= len(nxt), "cycle in a slot list"
+    return out
+
+
+def check_pairs_layout(g: LooseTightGrid, live: set[int], big: set[int] = frozenset()) -> None:
+    """The layout of ``lay_out``: each live slot once, near ones in their cell's run, giants sorted.
+
+    ``big``: the oversize slots, laid out with the giants whatever their size.
+    """
     L, n, g0 = g.rows * g.cols, len(g.px0), g.g0
     start = g.start.astype(np.int64)
     assert start[0] == 0 and (np.diff(start) >= 0).all() and start[L] <= g0 <= n, "bad run offsets"
@@ -241,7 +260,7 @@ def check_pairs_layout(g: LooseTightGrid, live: set[int]) -> None:
         b = [float(g.px0[k]), float(g.py0[k]), float(g.px1[k]), float(g.py1[k])]
         assert b == boxes[s].tolist(), f"giant {s}: stale coordinates in the pairs layout"
         c = int(cell_of_centre(g.geom, boxes, s))
-        assert not is_near(*b, c, cols, ox, oy, g.cell_size), f"slot {s} is stored as a giant but is near"
+        assert s in big or not is_near(*b, c, cols, ox, oy, g.cell_size), f"slot {s} is stored as a giant but is near"
 
 
 def check_counting_sort_grid(g: CountingSortGrid) -> None:

@@ -12,12 +12,14 @@ import time
 import numpy as np
 import pytest
 
-from lessons_lib import BruteForce, brute_force_pairs
+from lessons_lib import STRUCTURES, BruteForce, brute_force_pairs
 from lessons_lib.bench import __main__ as bench_main
 from lessons_lib.bench.peers import PEERS, Peer
 from lessons_lib.bench.suites import (
     COLUMNS,
     DYNAMIC_COLUMNS,
+    MOVING_SCENES,
+    RESTING_FRACTION,
     SUITES,
     Suite,
     predict_seconds,
@@ -325,3 +327,68 @@ def test_headline_cases_get_their_longer_budget(monkeypatch):
     suite = Suite("scaled", ("random",), (10, 60), scaled=True, repeat=1, budget_s=5.0)
     rows = run_suite(suite, structures=["uniform_grid", "counting_sort_grid"], peers=False, progress=False, out=None)
     assert {r["status"] for r in rows} == {"ok"} and {r["n"] for r in rows} == {10, 60}
+
+
+# -- the dynamic suite's physics scenes: resting bodies, mixed sizes ------------------------
+def test_resting_frames_move_the_stated_fraction_and_keep_the_rest_bit_for_bit():
+    n = 2000
+    frames = agent_frames("resting", n, 6)
+    everyone = agent_frames("random", n, 6)
+    assert np.array_equal(frames[0], everyone[0])  # the random placement
+    moved = np.zeros(n, dtype=bool)
+    for f in frames[1:]:
+        changed = np.any(f != frames[0], axis=1)
+        assert changed.sum() <= round(0.05 * n)
+        moved |= changed
+    assert moved.sum() == round(RESTING_FRACTION * n) == 100
+    for f, g in zip(frames, everyone):  # the movers move as they do when everyone moves; the others never
+        assert np.array_equal(f[moved], g[moved])
+        assert np.array_equal(f[~moved], frames[0][~moved])
+    assert np.any(frames[1] != frames[0], axis=1).sum() >= 90  # only the few at a wall pause for a frame
+
+
+def test_mixed_sizes_frames_move_every_agent_and_other_fractions_are_checked():
+    frames = agent_frames("mixed_sizes", 500, 3)
+    assert np.array_equal(frames[0], SUITES["dynamic"].scene("mixed_sizes", 500))
+    assert np.any(frames[1] != frames[0], axis=1).mean() > 0.95
+    widths = frames[0][:, 2] - frames[0][:, 0]
+    assert widths.max() / widths.min() > 10  # sizes that differ by an order of magnitude
+    assert set(MOVING_SCENES) <= set(SUITES["dynamic"].scenes) | {"random", "clustered"}
+    assert {"resting", "mixed_sizes"} <= set(SUITES["dynamic"].scenes)
+    half = agent_frames("random", 400, 2, moving=0.5)
+    assert np.any(half[1] != half[0], axis=1).sum() <= 200
+    still = agent_frames("clustered", 100, 2, moving=0.0)
+    assert all(np.array_equal(f, still[0]) for f in still)
+    for bad in (-0.1, 1.5, float("nan"), True, "half"):
+        with pytest.raises(ValueError, match="moving must be a fraction"):
+            agent_frames("random", 100, 2, moving=bad)
+    with pytest.raises(ValueError, match="unknown scene"):
+        agent_frames("moon", 100, 2)
+
+
+class CountsUpdates(BruteForce):
+    """Brute force that records how many ids each update_many call gets."""
+
+    calls: list = []
+
+    def update_many(self, ids, boxes):
+        CountsUpdates.calls.append(len(ids))
+        return super().update_many(ids, boxes)
+
+
+def test_dynamic_suite_runs_the_new_scenes_checked_with_every_id_each_frame():
+    suite = Suite("dynamic", ("resting", "mixed_sizes"), (300,), scaled=True, repeat=1, budget_s=20.0, frames=3,
+                  warmup=1)
+    names = ["uniform_grid", "sweep_and_prune", "quadtree", "dynamic_aabb_tree"]
+    CountsUpdates.calls = []
+    rows = run_dynamic(suite, structures={**{s: STRUCTURES[s] for s in names}, "counts": CountsUpdates},
+                       peers=["cKDTree"] if PEERS["cKDTree"].available() else False, progress=False, out=None)
+    ours = [r for r in rows if r["kind"] == "ours"]
+    assert [(r["scene"], r["structure"]) for r in ours] == [(s, name) for s in suite.scenes
+                                                            for name in names + ["counts"]]
+    assert all(r["status"] == "ok" and r["frames"] == 3 and r["reference"] == "brute force" for r in rows
+               if r["kind"] == "ours" or r["status"] != "skipped")
+    for scene in suite.scenes:  # every structure found the same pairs in the last frame
+        assert len({r["pairs"] for r in ours if r["scene"] == scene}) == 1
+    # after the warm-up's 8: every id, every frame (4 frames per scene), the resting ones included
+    assert CountsUpdates.calls == [8] + [300] * 8

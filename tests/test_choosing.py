@@ -108,3 +108,70 @@ def test_moving_verdict_ratio_and_threads(tmp_path):
     scaling.meta["machine"] = "x86_64, 2 cores"
     (r,) = choosing.moving_verdict(scaling)
     assert r["threads"] == 2 and r["runner_up_ratio"] == 1.5
+
+
+def dynamic_table(tmp_path):
+    """A dynamic-suite table: frame_ms per scene, one FAILED row, one peer, one skipped case."""
+    rows = [{"suite": "dynamic", "scene": scene, "n": n, "frames": 20, "structure": s, "kind": kind,
+             "build_ms": 1.0, "update_ms": ms / 2, "pairs_ms": ms / 2, "frame_ms": ms, "pairs": 5,
+             "bytes_per_box": 50.0, "status": status, "note": ""}
+            for scene, n, s, kind, ms, status in [
+                ("random", 100, "grid", "ours", 1.0, "ok"), ("random", 100, "loose", "ours", 1.5, "ok"),
+                ("random", 100, "dynamic_aabb_tree", "ours", 6.0, "ok"), ("random", 100, "broken", "ours", 0.1, "FAILED"),
+                ("random", 100, "cKDTree", "peer", 0.5, "ok"),
+                ("resting", 100, "grid", "ours", 2.0, "ok"), ("resting", 100, "dynamic_aabb_tree", "ours", 1.0, "ok"),
+                ("resting", 100, "loose", "ours", 3.0, "ok"),
+                ("resting", 10, "grid", "ours", 0.2, "ok"),
+                ("mixed_sizes", 100, "grid", "ours", 4.0, "ok"),
+                ("mixed_sizes", 100, "dynamic_aabb_tree", "ours", float("nan"), "skipped")]]
+    return load_results(save_results(tmp_path / "d.csv", rows, what="t", command="t"))
+
+
+def test_moving_leaders_on_the_dynamic_suite(tmp_path):
+    rows = {r["scene"]: r for r in choosing.moving_leaders(dynamic_table(tmp_path), n=100)}
+    assert list(rows) == ["random", "resting", "mixed_sizes"]
+    r = rows["random"]   # the FAILED row and the peer never count, however fast
+    assert (r["fastest"], r["runner_up"], r["tree_rank"], r["entrants"]) == ("grid", "loose", 3, 3)
+    assert (r["fastest_ms"], r["runner_up_ratio"], r["tree_ratio"], r["fastest_mode"]) == (1.0, 1.5, 6.0, "-")
+    assert r["moving"] == 1.0 and rows["resting"]["moving"] == 0.05   # from the suite's MOVING_SCENES
+    s = rows["resting"]
+    assert (s["fastest"], s["runner_up"], s["tree_rank"], s["tree_ratio"]) == ("dynamic_aabb_tree", "grid", 1, 1.0)
+    m = rows["mixed_sizes"]   # the tree was skipped there: a dash, not a rank
+    assert (m["fastest"], m["runner_up"], m["tree_rank"], m["entrants"]) == ("grid", "-", "-", 1)
+    assert math.isnan(m["runner_up_ms"]) and math.isnan(m["tree_ms"]) and math.isnan(m["tree_ratio"])
+    (only,) = choosing.moving_leaders(dynamic_table(tmp_path), n=10)
+    assert (only["scene"], only["fastest"]) == ("resting", "grid")
+
+
+def test_moving_leaders_on_the_simulation_picks_each_structures_faster_mode(tmp_path):
+    rows = [{"scene": scene, "moving": moving, "giants": giants, "structure": s, "n": 100, "mode": mode,
+             "update_ms": 0.0, "pairs_ms": 0.0, "step_ms": ms}
+            for scene, moving, giants, s, mode, ms in [
+                ("moving", 1.0, 0, "grid", "update", 2.0), ("moving", 1.0, 0, "grid", "rebuild", 1.0),
+                ("moving", 1.0, 0, "dynamic_aabb_tree", "update", 9.0),
+                ("moving", 1.0, 0, "dynamic_aabb_tree", "rebuild", 5.0),
+                ("moving", 1.0, 0, "sweep", "update", 3.0), ("moving", 1.0, 0, "sweep", "rebuild", 4.0),
+                ("giants", 0.05, 10, "grid", "update", 8.0), ("giants", 0.05, 10, "grid", "rebuild", 7.0),
+                ("giants", 0.05, 10, "dynamic_aabb_tree", "update", 1.0),
+                ("giants", 0.05, 10, "dynamic_aabb_tree", "rebuild", 6.0)]]
+    t = load_results(save_results(tmp_path / "s.csv", rows, what="t", command="t"))
+    got = {r["scene"]: r for r in choosing.moving_leaders(t, n=100)}
+    a = got["moving"]   # each structure once, in its faster mode
+    assert [(a["fastest"], a["fastest_mode"]), (a["runner_up"], a["runner_up_mode"])] == [("grid", "rebuild"),
+                                                                                        ("sweep", "update")]
+    assert (a["tree_mode"], a["tree_ms"], a["tree_rank"], a["entrants"], a["moving"]) == ("rebuild", 5.0, 3, 3, 1.0)
+    g = got["giants"]
+    assert (g["fastest"], g["fastest_mode"], g["runner_up"], g["runner_up_mode"], g["moving"]) == (
+        "dynamic_aabb_tree", "update", "grid", "rebuild", 0.05)
+
+
+def test_moving_leaders_errors(tmp_path):
+    t = dynamic_table(tmp_path)
+    with pytest.raises(ValueError, match=r"n=5000 for scene\(s\) \['random'\]"):
+        choosing.moving_leaders(t, n=5000, scenes=["random"])
+    with pytest.raises(ValueError, match="no usable row at n=5000"):
+        choosing.moving_leaders(t, n=5000)
+    with pytest.raises(ValueError, match=r"scene\(s\) \['clustered'\]"):
+        choosing.moving_leaders(t, n=100, scenes=["random", "clustered"])
+    with pytest.raises(KeyError, match="no frame_ms or step_ms column"):
+        choosing.moving_leaders(bench_table(tmp_path), n=100)

@@ -286,6 +286,24 @@ def test_rotations_keep_the_height_logarithmic_on_sorted_insertion(kind):
     assert t.cost() <= 1.2 * DynamicAABBTree.from_boxes(boxes).cost()
 
 
+def test_pairs_on_a_tall_tree_of_nested_boxes():
+    """A chain of a tree (sorted insertion, no rotations) of nested boxes: every subtree to the right of
+    every path meets the leaf's box, so the pair search stacks a whole path, then descends."""
+    n = 600 // SCALE
+    r = np.arange(n, dtype=float)
+    boxes = np.column_stack([-r, -r, r, r])  # box i inside box i + 1: every pair meets
+    t = DynamicAABBTree(margin=0.0)
+    t.rotations = False
+    for i, b in enumerate(boxes):
+        t.insert(i, b)
+    assert t.height > n // 4, t.height  # tall: the stack's bound is what is tested
+    check_all(t, boxes)
+    assert len(t.pairs()) == n * (n - 1) // 2
+    t.update_many(np.arange(5), boxes[:5] + 0.5)  # the move buffer's descent, from the root
+    check_all(t, np.concatenate([boxes[:5] + 0.5, boxes[5:]]))
+    assert t.last_pairs_incremental
+
+
 def test_cost_is_the_sum_of_internal_perimeters():
     boxes = make_scene("mixed_sizes", 300, seed=2)
     t = one_by_one(boxes)

@@ -4,13 +4,21 @@ The browser half (mouse events on the canvas) is driven by tools/browser_test.py
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from lessons_lib import STRUCTURES, make_scene
-from lessons_lib.explorer import Explorer, changed_entries, structure_arrays, visit_counts
+from lessons_lib.explorer import (
+    CROWDED_BOXES,
+    LEGEND_WORDS,
+    Explorer,
+    changed_entries,
+    structure_arrays,
+    visit_counts,
+)
 from lessons_lib.geometry import boxes_overlap
 from lessons_lib.structures.brute_force import brute_force_pairs
 
@@ -255,20 +263,119 @@ def test_last_inserted_flag():
     assert ex.last_inserted is None and not (np.frombuffer(w.flags, dtype=np.uint8) & 4).any()
 
 
-def test_the_still_uses_one_colour_per_meaning():
+def test_canvas_and_still_share_one_colour_per_meaning():
+    import re
+
     from lessons_lib import style
     from lessons_lib.explorer import canvas_colors
 
     colors = canvas_colors()
     assert (colors["box"], colors["pair"], colors["query"], colors["new"]) == (
         style.BOX_COLOR, style.HIGHLIGHT_COLOR, style.QUERY_COLOR, style.NEW_COLOR)
+    assert all(re.fullmatch("#[0-9a-f]{6}", c) for c in colors["regions"])  # what explorer.js's rgba() reads
+    assert Explorer("quadtree", SMALL).widget().colors == colors  # the canvas draws with these
+    js = (Path(__file__).resolve().parents[1] / "lessons_lib" / "explorer.js").read_text()
+    canvas_code = js.split("function render", 1)[1]
+    assert not re.findall(r"#[0-9a-fA-F]{6}\b", canvas_code)  # no colour of its own beside the synced ones
+    fallback = js.split("const FALLBACK_WORDS", 1)[1].split("};", 1)[0]
+    for word in LEGEND_WORDS.values():
+        assert json.dumps(word) in fallback  # the live legend names each meaning, in the still's words
+    ex = Explorer("loose_tight_grid", SMALL)
+    ex.drag(0, 0, 400, 300, mode="query")
+    ex.click(790, 590)
+    ex.click(790, 590)  # removed again: a ghost
+    ex.drag(0, 0, 400, 300, mode="query")
+    w = ex.widget()
+    assert w.info["words"] == LEGEND_WORDS
+    ex.remove(0)
+    fig = ex.static()
+    labels = set(fig.legends[0].texts[k].get_text() for k in range(len(fig.legends[0].texts)))
+    assert {LEGEND_WORDS["tight"], LEGEND_WORDS["ghost"], LEGEND_WORDS["box"]} <= labels
+
+
+def _lab(hex_colour):
+    """CIE L*a*b* of an sRGB colour (D65)."""
+    from matplotlib.colors import to_rgb
+
+    c = np.array(to_rgb(hex_colour))
+    c = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]) @ c
+    xyz /= [0.95047, 1.0, 1.08883]
+    f = np.where(xyz > 0.008856, np.cbrt(xyz), 7.787 * xyz + 16 / 116)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def test_region_colours_are_a_ramp_far_from_every_meaning_colour():
+    from lessons_lib import style
+    from lessons_lib.explorer import canvas_colors
+
+    regions = canvas_colors()["regions"]
+    lightness = [_lab(c)[0] for c in regions]
+    assert all(a < b for a, b in zip(lightness, lightness[1:]))  # sequential: dark (shallow) to light (deep)
+    assert lightness[-1] < 75  # the deepest level still shows on white
+    for meaning in (style.BOX_COLOR, style.HIGHLIGHT_COLOR, style.QUERY_COLOR, style.NEW_COLOR, style.PAIR_COLOR):
+        gap = min(np.linalg.norm(_lab(meaning) - _lab(c)) for c in regions)
+        assert gap > 30, (meaning, gap)  # far apart in CIELAB (a just noticeable difference is about 2.3)
+
+
+def test_tight_cells_of_the_loose_tight_grid():
+    ex = Explorer("loose_tight_grid", SMALL)
+    rects, listing = ex.tight_cells()
+    g = ex.bp
+    assert rects.shape == (g.trows * g.tcols, 4) and listing.shape == (len(rects),) and listing.any()
+    assert ex.region_word() == "loose cell" and Explorer("quadtree", SMALL).tight_cells() is None
+    pytest.importorskip("anywidget")
+    w = ex.widget()
+    assert len(w.tight) == 32 * len(rects) and np.array_equal(np.frombuffer(w.tight_listing, np.uint8) > 0, listing)
+
+
+def test_the_last_gesture_is_drawn_on_top_and_a_crowded_picture_is_veiled():
+    pytest.importorskip("anywidget")
+    ex = Explorer("quadtree", make_scene("random", CROWDED_BOXES, seed=5))
+    w = ex.widget()
+    assert w.info["crowded"] and ex.crowded()
+    ids, boxes = ex.bp.items()
+    box = boxes[0]
+    i = ex.insert(box + [1, 1, 1, 1])  # overlaps box 0 at least
+    flags = np.frombuffer(w.flags, np.uint8)
+    ids, boxes = ex.bp.items()
+    touched = ids[(flags & 8) > 0]
+    assert 0 in touched and i not in touched
+    assert np.array_equal(touched, ids[boxes_overlap(boxes, boxes[ids == i][0]) & (ids != i)])
+    ex.remove(i)  # the ghost of the box just removed, and the boxes it overlapped
+    ids = ex.bp.items()[0]
+    assert w.ghost == ex.last_removed.tolist() and 0 in ids[(np.frombuffer(w.flags, np.uint8) & 8) > 0]
+    fig = ex.static()
+    assert LEGEND_WORDS["veil"] in [t.get_text() for t in fig.legends[0].texts]
+    ex.undo()  # undoing the removal shows the box again as just added
+    assert ex.last_inserted == i and ex.last_removed is None
+    ex.undo()  # undoing the insert leaves its ghost
+    assert i not in ex.bp and ex.last_removed is not None
+    assert not Explorer("quadtree", SMALL).crowded()
 
 
 def test_cleanup_says_what_it_changed():
     ex = Explorer("quadtree", make_scene("random", 40, seed=2), capacity=2)
-    ex.cleanup()
-    assert "nothing to tidy" in ex.message
+    assert ex.cleanup().startswith("cleanup: nothing to clean up: still ") and "remove boxes first" in ex.message
     for i in range(30):
         ex.remove(i)
-    ex.cleanup()
-    assert "removed" in ex.message
+    before = ex.counts()["regions"]
+    said = ex.cleanup()
+    after = ex.counts()["regions"]
+    assert after < before and said == ex.message
+    assert said.startswith(f"cleanup: {before} -> {after} nodes ({before - after} fewer); memory ")
+    assert "array entries rewritten" in said
+
+
+def test_start_with_removals_then_cleanup_and_reset():
+    boxes = make_scene("random", 200, seed=1)
+    gone = np.flatnonzero(boxes[:, 2] < 400)
+    ex = Explorer("quadtree", boxes, capacity=4, remove=gone)
+    assert len(ex.bp) == 200 - len(gone) and not ex.history and ex.next_id == 200
+    assert "removed" in ex.message and "Cleanup" in ex.message
+    start = snapshot(ex)
+    assert "fewer" in ex.cleanup() and not same(snapshot(ex), start)
+    ex.reset()
+    assert same(snapshot(ex), start)
+    with pytest.raises(ValueError, match="remove must hold ids"):
+        Explorer("quadtree", boxes, remove=[200])

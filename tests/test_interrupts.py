@@ -22,6 +22,8 @@ from lessons_lib import STRUCTURES, make_scene
 from lessons_lib.core.interrupts import deferring, uninterrupted
 from lessons_lib.structures.brute_force import brute_force_pairs
 
+pytestmark = pytest.mark.usefixtures("sigint_raises")  # (conftest: SIGINT raises, even in a background job)
+
 POINTS = 40  # injection points tried per call, spread over its steps
 LIBRARY = str(pathlib.Path(lessons_lib.__file__).parent)  # steps are the library's own lines
 

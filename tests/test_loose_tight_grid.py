@@ -289,3 +289,128 @@ def test_update_many_keeps_registrations_before_cleanup(movers):
         np.testing.assert_array_equal(bp.pairs(), brute_force_pairs(boxes))
     bp.cleanup()
     check_loose_tight_grid(bp, exact=True)
+
+
+# --------------------------------------------------------------------------
+# The budget: boxes that would make their loose cell reach more than max_box_cells tight cells
+# --------------------------------------------------------------------------
+@pytest.mark.parametrize("budget, tight_factor, seed", [(1, 1, 0), (25, 1, 1), (16, 2, 2), (200, 1, 3)])
+def test_long_random_sequences_across_the_budget(budget, tight_factor, seed):
+    """Boxes cross the budget both ways (insert, update, update_many, remove, cleanup); every loose cell's
+    registration stays within it (check_invariants), and every answer equals brute force."""
+    bp = LooseTightGrid(world=[0.0, 0.0, 100.0, 100.0], cell_size=2.0, tight_factor=tight_factor,
+                        max_box_cells=budget)
+    model = run_sequence(bp, seed, steps=400)
+    assert bp._budgeted and 0 < len(bp.oversize()) < len(model)
+    for i in list(model):
+        bp.remove(i)
+    bp.check_invariants(exact=True)
+    assert len(bp.oversize()) == 0 and int(bp.olist[0]) == -1 and (bp.lcount == 0).all()
+
+
+def test_oversize_boxes_are_paired_as_giants_and_cost_no_tight_nodes():
+    boxes = np.vstack([make_scene("random", 300, seed=7), [[-5, -5, 805, 605], [0, 290, 800, 310], [1, 1, 2, 2]]])
+    bp = LooseTightGrid.from_boxes(boxes, world=[0, 0, 800, 600], cell_size=1.0, tight_factor=1)
+    np.testing.assert_array_equal(bp.oversize(), [300, 301])  # a world-sized box and a full-width band
+    before = int(bp.tstate[0])
+    bp.check_invariants(exact=True)
+    np.testing.assert_array_equal(bp.pairs(), brute_force_pairs(boxes))
+    assert set(bp.ps[bp.g0:].tolist()) >= {300, 301}  # laid out with the giants for pairs()
+    for q in ([0, 0, 1, 1], [400, 300, 400, 300], [700, 0, 800, 100]):
+        np.testing.assert_array_equal(bp.query(q), filter_query(np.arange(len(boxes)), boxes, q))
+    small = LooseTightGrid.from_boxes(boxes[:300], world=[0, 0, 800, 600], cell_size=1.0, tight_factor=1)
+    assert before <= int(small.tstate[0]) + 16  # the two giants took no tight list nodes
+    bp.update(300, [10, 10, 11, 11])  # out of the list, into its loose cell
+    bp.update(2, [0, 0, 800, 600])  # into the list
+    boxes[300], boxes[2] = [10, 10, 11, 11], [0, 0, 800, 600]
+    np.testing.assert_array_equal(bp.oversize(), [2, 301])
+    bp.check_invariants()
+    np.testing.assert_array_equal(bp.pairs(), brute_force_pairs(boxes))
+    bp.cleanup()
+    bp.check_invariants(exact=True)
+    with pytest.raises(ValueError, match="max_box_cells"):
+        LooseTightGrid(max_box_cells=0)
+
+
+def test_grid_invariants_leave_the_oversize_list_out_of_the_loose_cells():
+    """tests/grid_invariants.py's own check accepts a grid with oversize boxes, laid out or not, and reads the list."""
+    boxes = np.vstack([make_scene("random", 200, seed=4), [[-5, -5, 805, 605], [0, 290, 800, 310]]])
+    bp = LooseTightGrid.from_boxes(boxes, world=[0, 0, 800, 600], cell_size=1.0, tight_factor=1)
+    assert bp.oversize().tolist() == [200, 201]
+    check_loose_tight_grid(bp, exact=True)  # the layout holds the oversize boxes with the giants
+    bp.update(3, [0, 0, 800, 600])  # into the list; the layout is stale until pairs()
+    check_loose_tight_grid(bp)
+    bp.pairs()
+    check_loose_tight_grid(bp)
+    bp.olist[1] += 1
+    with pytest.raises(AssertionError, match="oversize list"):
+        check_loose_tight_grid(bp)
+
+
+def test_an_interrupt_while_boxes_cross_the_budget_leaves_the_call_whole(sigint_raises):
+    """SIGINT at every line of an insert, update_many, remove and cleanup that move boxes on and off the
+    oversize list: the KeyboardInterrupt comes right after the call (or before it begins), never half-way, as
+    test_interrupts.py checks with default grids, where nothing is over the budget."""
+    import pathlib
+    import signal
+    import sys
+
+    import lessons_lib
+
+    library = str(pathlib.Path(lessons_lib.__file__).parent)
+
+    def populated():
+        boxes = np.vstack([make_scene("random", 40, seed=5) / 8, [[0, 0, 100, 100], [10, 10, 90, 20]]])
+        return LooseTightGrid.from_boxes(boxes, world=[0, 0, 100, 100], cell_size=2.0, tight_factor=1,
+                                         max_box_cells=25)
+
+    ops = [lambda bp: bp.insert(100, [5.0, 5.0, 60.0, 40.0]),
+           lambda bp: bp.update_many([40, 41, 2, 3], [[1, 1, 2, 2], [0, 0, 99, 99], [3, 3, 80, 70], [4, 4, 5, 5]]),
+           lambda bp: bp.remove(41),
+           lambda bp: bp.cleanup()]
+    for op in ops:
+        want = populated()
+        assert want.oversize().tolist() == [40, 41]
+        op(want)
+        lines = 0
+
+        def count(frame, event, arg):
+            nonlocal lines
+            lines += event == "line" and frame.f_code.co_filename.startswith(library)
+            return count
+
+        counted = populated()
+        sys.settrace(count)
+        try:
+            op(counted)
+        finally:
+            sys.settrace(None)
+        hits = 0
+        for k in sorted(set(np.linspace(1, lines, 25).astype(int).tolist())):
+            bp, seen, raised, interrupted = populated(), 0, False, False
+
+            def tracer(frame, event, arg):
+                nonlocal seen, raised
+                if event == "line" and frame.f_code.co_filename.startswith(library):
+                    seen += 1
+                    if seen == k:
+                        raised = True
+                        signal.raise_signal(signal.SIGINT)
+                return tracer
+
+            sys.settrace(tracer)
+            try:
+                op(bp)
+            except KeyboardInterrupt:
+                interrupted = True
+            finally:
+                sys.settrace(None)
+            assert interrupted == raised, f"SIGINT at line {k} of {lines}: the interrupt was lost"
+            hits += interrupted
+            bp.check_invariants()
+            ref = next((r for r in (want, populated()) if all(np.array_equal(a, b) for a, b in
+                                                              zip(bp.items(), r.items()))), None)
+            assert ref is not None, f"SIGINT at line {k} of {lines}: neither the state before nor after the call"
+            np.testing.assert_array_equal(bp.oversize(), ref.oversize())
+            np.testing.assert_array_equal(bp.pairs(), ref.pairs())
+        assert hits >= 20, f"only {hits} of the injected interrupts landed inside the call"

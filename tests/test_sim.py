@@ -259,6 +259,17 @@ def test_render_draws_subpixel_agents():
     ({"layout": "morton"}, "layout must be one of"),
     ({"params": {"world": [0, 0, 1, 1]}}, "params must not hold 'world'"),
     ({"params": {"cell_size": -1.0}}, "cell_size"),
+    ({"moving": 1.5}, r"moving must be a fraction in \[0, 1\]"),
+    ({"moving": -0.1}, "moving must be a finite number >= 0"),
+    ({"moving": "all"}, "moving must be a number"),
+    ({"giants": -1}, "giants must be an integer >= 0"),
+    ({"giants": 2.5}, "giants must be an integer >= 0"),
+    ({"giants": True}, "giants must be an integer >= 0"),
+    ({"giants": 3}, "3 giants need as many agents at rest, there are 0"),
+    ({"moving": 0.98, "giants": 3}, "3 giants need as many agents at rest, there are 2"),
+    ({"moving": 0.5, "giants": 1, "giant_radius": 5.0}, "giant_radius must be a"),
+    ({"moving": 0.5, "giants": 1, "giant_radius": (9.0, 3.0)}, "rmin > rmax"),
+    ({"moving": 0.5, "giants": 1, "giant_radius": (0.0, 3.0)}, "giant_radius must be a finite number > 0"),
 ])
 def test_bad_parameters_raise_clear_errors(kwargs, message):
     args = {"n": 100, **kwargs}
@@ -371,3 +382,59 @@ def test_draw_labels_the_picture_in_world_units():
     assert ax.images[0].get_extent() == [sim.world[0], sim.world[2], sim.world[1], sim.world[3]]
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["agent", "agent touching another this frame"]
     plt.close(fig)
+
+
+# -- resting bodies and giants --------------------------------------------------------
+def test_resting_agents_stay_still_until_something_touches_them():
+    """moving=0.05: 95 % start at rest; an agent at rest that no contact reached keeps its box bit for bit."""
+    sim = Simulation(2000, seed=5, moving=0.05)
+    assert sim.resting.sum() == 1900 and not sim.giant.any()
+    assert np.all(sim.vel[sim.resting] == 0.0) and np.all(np.any(sim.vel[~sim.resting] != 0.0, axis=1))
+    start = sim.boxes.copy()
+    touched = np.zeros(sim.n, dtype=bool)
+    for _ in range(12):
+        sim.step()
+        touched[sim.contacts().ravel()] = True
+        untouched = sim.resting & ~touched
+        assert np.array_equal(sim.boxes[untouched], start[untouched])
+        assert np.all(sim.vel[untouched] == 0.0)
+    woken = sim.resting & np.any(sim.vel != 0.0, axis=1)
+    assert woken.any() and not (woken & ~touched).any()  # pushed bodies move on; only touched ones were pushed
+    assert np.all(sim.vel == 0.0, axis=1).mean() > 0.85
+    assert np.array_equal(sim.candidates(), brute_force_pairs(sim.boxes))
+
+
+def test_every_agent_moving_is_the_default_and_draws_nothing_more():
+    a, b = Simulation(300, seed=7, fill=0.2), Simulation(300, seed=7, fill=0.2, moving=1.0, giants=0)
+    assert not a.resting.any() and np.array_equal(a.vel, b.vel) and np.array_equal(a.pos, b.pos)
+    c = Simulation(300, seed=7, fill=0.2, moving=0.5)  # the same agents, half of them stopped
+    assert np.array_equal(np.sort(c.radius), np.sort(a.radius)) and c.resting.sum() == 150
+
+
+def test_giants_rest_among_the_agents_without_overlapping_them():
+    sim = Simulation(2000, seed=2, moving=0.05, giants=4, giant_radius=(20.0, 30.0))
+    assert sim.giant.sum() == 4 and np.all(sim.resting[sim.giant]) and np.all(sim.vel[sim.giant] == 0.0)
+    assert np.all((sim.radius[sim.giant] >= 20.0) & (sim.radius[sim.giant] <= 30.0))
+    assert np.all(sim.radius[~sim.giant] <= 2.0)
+    assert np.array_equal(sim.mass, sim.radius ** 2)
+    assert_inside(sim)
+    touching = brute_contacts(sim.pos, sim.radius)
+    assert not sim.giant[touching].any()  # nothing starts on a giant
+    huge = Simulation(200, seed=2, moving=0.5, giants=2, giant_radius=(1e6, 2e6))  # cut to a quarter of the world
+    side = min(huge.world[2] - huge.world[0], huge.world[3] - huge.world[1])
+    assert np.allclose(huge.radius[huge.giant], 0.25 * side)
+    assert_inside(huge)
+
+
+@pytest.mark.parametrize("name", [s for s in SEVERAL if s != "uniform_grid"] + ["dynamic_aabb_tree"])
+def test_every_structure_gives_the_same_run_among_resting_bodies_and_giants(name):
+    kw = dict(seed=8, fill=0.25, moving=0.05, giants=3, giant_radius=(15.0, 25.0))
+    ref = Simulation(600, structure="uniform_grid", **kw)
+    sim = Simulation(600, structure=name, **kw)
+    ref.run(15)
+    sim.run(15)
+    assert np.array_equal(sim.pos, ref.pos) and np.array_equal(sim.vel, ref.vel)
+    assert np.array_equal(sim.candidates(), brute_force_pairs(sim.boxes))
+    re = Simulation(600, structure=name, mode="rebuild", **kw)
+    re.run(15)
+    assert np.array_equal(re.pos, ref.pos)

@@ -18,16 +18,42 @@ def test_probe_medians_and_memory():
 def test_measure_and_store_small(tmp_path):
     m = sim_measure.measure(log=None, sizes=(300, 600), structures=["uniform_grid", "sweep_and_prune"],
                             long_frames={600: 8}, frame_structures=("quadtree",), frame_n=300, frame_frames=6,
-                            rebuild_sizes=(300,))
+                            rebuild_sizes=(300,), scene_sizes=(300,))
     assert {r["n"] for r in m["scaling"]} == {300, 600}
     assert sim_measure.fastest(m["scaling"], 600)["structure"] in ("uniform_grid", "sweep_and_prune")
     assert sim_measure.fastest(m["scaling"], 7) is None
     assert set(m["long"]) == {600} and {r["structure"] for r in m["frames"]} >= {"quadtree"}
     assert sorted(r["mode"] for r in m["rebuild_vs_update"]) == ["rebuild", "rebuild", "update", "update"]
-    paths = sim_measure.store_results(log=None, measured=m, names=[tmp_path / f"{k}.csv" for k in "abc"])
+    assert {(r["scene"], r["mode"]) for r in m["scenes"]} == {(s, mode) for s in sim_measure.SIM_SCENES
+                                                              for mode in ("update", "rebuild")}
+    paths = sim_measure.store_results(log=None, measured=m, names=[tmp_path / f"{k}.csv" for k in "abcd"])
     tables = [load_results(p) for p in paths]
     assert all(t.meta["command"] == "python -m lessons_lib.labs.sim_measure --store" for t in tables)
-    assert len(tables[0]) == 4 and len(tables[2]) == 4
+    assert len(tables[0]) == 4 and len(tables[2]) == 4 and len(tables[3]) == 12
+    assert sim_measure.RESULTS[-1] == "sim_scenes"
+
+
+def test_scenes_measure_every_structure_in_both_modes_on_the_same_run(tmp_path):
+    few = {"moving": {}, "resting": {"moving": 0.05},
+           "giants": {"moving": 0.05, "giants": 2, "giant_radius": (15.0, 25.0)}}
+    names = ["uniform_grid", "dynamic_aabb_tree"]
+    rows = sim_measure.scenes(sizes=(1_000, 2_000), structures=names, scenes=few, frames=5, log=None)
+    assert len(rows) == 3 * 2 * 2 * 2
+    for scene, kw in few.items():
+        for n in (1_000, 2_000):
+            here = [r for r in rows if r["scene"] == scene and r["n"] == n]
+            assert sorted((r["structure"], r["mode"]) for r in here) == sorted(
+                (s, m) for s in names for m in ("update", "rebuild"))
+            assert len({(r["candidates"], r["contacts"], r["resting"]) for r in here}) == 1  # one run, any structure
+            assert all(r["moving"] == kw.get("moving", 1.0) and r["giants"] == kw.get("giants", 0) for r in here)
+            assert all(r["step_ms"] >= r["update_ms"] + r["pairs_ms"] > 0 for r in here)
+            resting = here[0]["resting"]
+            assert resting == 0.0 if scene == "moving" else 0.85 < resting <= 0.95
+    path = sim_measure.store_scenes(log=None, name=tmp_path / "scenes.csv", sizes=(500,), structures=["quadtree"],
+                                    scenes={"resting": {"moving": 0.05}}, frames=4)
+    t = load_results(path)
+    assert t.meta["command"] == "python -m lessons_lib.labs.sim_measure --store sim_scenes"
+    assert t["mode"].tolist() == ["update", "rebuild"] and t.unique("scene") == ["resting"]
 
 
 def test_store_frames_alone_follows_the_given_scaling_rows(tmp_path):

@@ -24,15 +24,19 @@ What it does
    - every Stepper (``.lessons-stepper``) changes its picture when Next (or,
      at the last step, Prev) is pressed;
    - every Explorer (``.lessons-explorer``, :mod:`lessons_lib.explorer`) answers
-     real mouse events on its canvas (:func:`drive_explorer`): a click outside
+     real mouse events on its canvas (:func:`drive_explorer`): Cleanup on the
+     starting state says what it changed (and Reset undoes it), a click outside
      the world is refused and changes nothing, a click on empty space adds a
-     box and changes the picture (and the array view, where there is one), a
+     box and changes the picture (and the array view, where there is one; at
+     300 boxes or more it is drawn over a veil that fades the rest), a
      shift-drag query's hits equal the browser's brute-force scan, Undo and
      Cleanup shrink a quadtree's node count, Reset restores the start; at
      2,000 boxes or more the median click-to-redraw time is measured;
 
    and saves screenshots of the whole notebook to ``build/screenshots/``
-   (``NAME.png``, and ``NAME-part2.png``... for a long notebook).
+   (``NAME.png``, and ``NAME-part2.png``... for a long notebook). Uncaught
+   errors thrown in the page (a widget's JavaScript, for one) are printed
+   under the notebook's line.
 4. Stops Chromium and JupyterLab by their own process ids, also on failure.
 
 Besides the lessons, the Explorer's demo notebook ``tools/explorer_demo.ipynb``
@@ -75,6 +79,7 @@ EXPLORER = ".lessons-explorer"  # the class lessons_lib/explorer.js puts on its 
 EXPLORER_NOTEBOOK = ROOT / "tools" / "explorer_demo.ipynb"
 LATENCY_BOXES = 2000  # explorers with at least this many boxes get their click-to-redraw time measured
 LATENCY_CLICKS = 21
+CROWDED_BOXES = 300  # lessons_lib.explorer.CROWDED_BOXES: from here a gesture's marks are drawn over a veil
 VIEWPORT = {"width": 1400, "height": 1000}
 SCREENSHOT_HEIGHT = 10000  # px at most per file; a longer notebook takes several files
 CHROMIUM_FLAGS = [
@@ -539,7 +544,7 @@ def explorer_problems(page, name: str, cells: list[dict], shots: Path, timeout_m
     problems = []
     if count < expected:
         problems.append(f"{name}: {expected} Explorer outputs but only {count} Explorer widgets on the page")
-    quadtrees = cleaned = False
+    quadtrees = cleaned = cleaned_at_start = False
     for j in range(count):
         try:
             for line in drive_explorer(page, explorers.nth(j), shots / f"{Path(name).stem}-explorer{j + 1}",
@@ -547,11 +552,15 @@ def explorer_problems(page, name: str, cells: list[dict], shots: Path, timeout_m
                 print(f"     {name} Explorer {j + 1}: {line}", flush=True)
                 quadtrees = quadtrees or "Cleanup" in line
                 cleaned = cleaned or "Cleanup:" in line
+                cleaned_at_start = cleaned_at_start or ("cleanup button at the start" in line and "fewer" in line)
         except CheckFailed as exc:
             problems.append(f"{name}: Explorer {j + 1} of {count}: {exc}")
-            cleaned = True  # already a problem
+            cleaned = cleaned_at_start = True  # already a problem
     if quadtrees and not cleaned:
         problems.append(f"{name}: no Quadtree Explorer had room for the Cleanup check")
+    if name == EXPLORER_NOTEBOOK.name and count and not cleaned_at_start:
+        problems.append(f"{name}: no Explorer's starting state gave the cleanup button something to do "
+                        "(the demo needs a scene with boxes removed)")
     return problems, count
 
 
@@ -560,10 +569,10 @@ class _Mouse:
 
     def __init__(self, page, explorer, timeout_ms: float):
         self.page, self.ex, self.timeout_ms = page, explorer, timeout_ms
-        canvas = explorer.locator("canvas").first
-        canvas.scroll_into_view_if_needed(timeout=timeout_ms)
+        self.canvas = explorer.locator("canvas").first
+        self.canvas.scroll_into_view_if_needed(timeout=timeout_ms)
         self.handle = explorer.element_handle()
-        self.box = canvas.bounding_box()
+        self.box = self.canvas.bounding_box()  # read again before every gesture (see _after)
         self.view = [float(v) for v in self.state()["view"].split(",")]
         v = self.view
         width, height = (v[2] - v[0]) / 1.06, (v[3] - v[1]) / 1.06  # explorer.js pads the world by 3%
@@ -584,6 +593,13 @@ class _Mouse:
         return w[0] + fx * (w[2] - w[0]), w[1] + fy * (w[3] - w[1])
 
     def _after(self, act) -> dict:
+        # Where the canvas is now: a screenshot or a button press may have scrolled the notebook since
+        # the last gesture (an Explorer taller than the space below it), and a stale position sends
+        # the mouse to the widget's bar instead of the canvas.
+        self.box = self.canvas.bounding_box()
+        if self.box["y"] < 0 or self.box["y"] + self.box["height"] > self.page.viewport_size["height"]:
+            self.canvas.scroll_into_view_if_needed(timeout=self.timeout_ms)
+            self.box = self.canvas.bounding_box()
         before = self.state()["version"]
         act()
         from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -641,6 +657,27 @@ def drive_explorer(page, explorer, shot_stem: Path, timeout_ms: float) -> list[s
     def shot(step: str) -> None:
         explorer.screenshot(path=f"{shot_stem}-{step}.png", timeout=60_000)
 
+    # 0. the cleanup button on the starting state says what it changed (the status line, data-message):
+    #    "a -> b nodes (k fewer)" with the counts shown, and a new picture; or "nothing to clean up"
+    shot("start")
+    picture = explorer.evaluate(JS_CANVAS_URL)
+    s = m.press("cleanup")
+    said, before, after = s.get("message", ""), int(start["regions"]), int(s["regions"])
+    if s.get("error") or not said.startswith("cleanup: "):
+        raise CheckFailed(f"the cleanup button's status line says {said!r} (error {s.get('error')!r})")
+    if after != before:
+        if f"{before} -> {after} " not in said or explorer.evaluate(JS_CANVAS_URL) == picture:
+            raise CheckFailed(f"cleanup changed {before} regions to {after} but its status line says {said!r} "
+                              "(or the picture did not change)")
+        shot("cleanup-start")
+        s = m.press("reset")
+        if (s["boxes"], s["regions"], s["pairs"]) != (start["boxes"], start["regions"], start["pairs"]):
+            raise CheckFailed(f"Reset after the cleanup gave {s['boxes']} boxes, {s['regions']} regions; "
+                              f"the start had {start['boxes']}, {start['regions']}")
+    elif "nothing to clean up" not in said and "rewritten" not in said and "memory" not in said:
+        raise CheckFailed(f"cleanup changed no count but its status line says {said!r}")
+    notes.append(f"cleanup button at the start: {said}")
+
     # 1. a click outside the world (in the margin around it) is refused and changes nothing
     picture = explorer.evaluate(JS_CANVAS_URL)
     w = m.world
@@ -665,9 +702,13 @@ def drive_explorer(page, explorer, shot_stem: Path, timeout_ms: float) -> list[s
         raise CheckFailed("a click that added a box did not change the picture")
     if has_arrays and (int(s.get("changed", "0")) == 0 or explorer.evaluate(JS_ARRAYS_HTML) == arrays_html):
         raise CheckFailed("the array view did not change after an insert")
+    if n0 >= CROWDED_BOXES and s.get("veiled") != "1":
+        raise CheckFailed(f"at {n0} boxes the box just added is not drawn over a veil (data-veiled "
+                          f"{s.get('veiled')!r})")
     shot("insert")
     notes.append(f"click added box {n0} ({s['boxes']} boxes, {s['regions']} regions"
-                 + (f", {s['changed']} array entries marked changed)" if has_arrays else ")"))
+                 + (f", {s['changed']} array entries marked changed" if has_arrays else "")
+                 + (", the rest veiled)" if s.get("veiled") == "1" else ")"))
 
     # 3. a query drag over the middle of the world: the highlighted hits equal the browser's brute force
     s = m.drag(m.at(0.3, 0.3), m.at(0.7, 0.7), shift=True)
@@ -760,9 +801,11 @@ def check_notebook(browser, server: Server, name: str, opts: Options) -> list[st
     start = time.monotonic()
     delete_sessions(server)
     context = browser.new_context(viewport=VIEWPORT)
+    page_errors: list[str] = []  # uncaught exceptions in the page (a widget's own code, for one)
     try:
         context.add_init_script(INIT_SCRIPT)
         page = context.new_page()
+        page.on("pageerror", lambda exc: page_errors.append(str(exc).splitlines()[0] if str(exc) else repr(exc)))
         problems, summary = run_checks(page, server, name, opts.timeout * 1000, opts.screenshots)
         shot = screenshot_or_none(page, name, opts.screenshots)  # also after a failure: it shows why
     finally:
@@ -770,6 +813,8 @@ def check_notebook(browser, server: Server, name: str, opts: Options) -> list[st
         delete_sessions(server)
     verdict = "FAIL" if problems else "ok"
     print(f"{verdict:4} {name}: {summary}; {time.monotonic() - start:.0f} s; screenshot {shot}", flush=True)
+    for text in dict.fromkeys(page_errors):  # printed, not failed: JupyterLab's own may appear too
+        print(f"     {name}: uncaught error in the page: {text[:300]}", flush=True)
     return problems
 
 

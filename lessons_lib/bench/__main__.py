@@ -18,6 +18,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+__all__ = ["SUITE_NAMES", "main"]
+
 SUITE_NAMES = ("article", "scaled", "dynamic")
 
 

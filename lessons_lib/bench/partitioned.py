@@ -49,7 +49,7 @@ import numpy as np
 from ..base import STRUCTURES
 from ..scenes import make_scene, scale_to
 
-__all__ = ["scene_chunks", "big_run", "main"]
+__all__ = ["scene_chunks", "run_small", "big_run", "main"]
 
 PARTITIONER = "kdtree"
 STRUCTURE = "uniform_grid"

@@ -25,6 +25,7 @@ __all__ = [
     "default_highlight",
     "format_table",
     "grey_legend_handles",
+    "leaders",
     "plot_suite_grid",
     "plot_time_vs_n",
     "speedups",
@@ -153,6 +154,77 @@ def speedups(table: Results, n: int, scenes=None) -> list[dict]:
                      "peer_threads": threads_used(b["structure"], table) if b else "-",
                      "peer_ms": b["total_ms"] if b else np.nan,
                      "speedup": (b["total_ms"] / a["total_ms"]) if a and b else np.nan})
+    return rows
+
+
+def leaders(table: Results, n: int, *, scenes=None, column: str = "frame_ms", kind: str | None = "ours",
+            tree: str = "dynamic_aabb_tree") -> list[dict]:
+    """Per scene at ``n``: the fastest entrant by ``column``, the runner-up, and where ``tree`` stands.
+
+    Reads a dynamic-suite table (``bench_dynamic.csv``: ``frame_ms``, ``kind``,
+    ``status``) or the simulation's scenes (``sim_scenes.csv``: ``step_ms`` and a
+    ``mode`` column, ``"update"`` or ``"rebuild"``). With a ``mode`` column each
+    structure counts once, in its faster mode, and that mode is reported. Only
+    ``ok`` rows count when the table has a ``status`` column; ``kind`` filters
+    when it has a ``kind`` column (``None``: every entrant).
+
+    Parameters
+    ----------
+    table : Results
+    n : int
+        Boxes (agents).
+    scenes : sequence of str, optional
+        Default: every scene of the table, in its order.
+    column : str
+        Milliseconds to rank by, smallest first (``"frame_ms"``, ``"step_ms"``).
+    kind : {"ours", "peer", None}
+    tree : str
+        The structure whose time and rank are reported beside the leaders.
+
+    Returns
+    -------
+    list of dict
+        One per scene with at least one row: ``scene``, ``entrants`` (how many
+        ranked), ``fastest``, ``fastest_mode``, ``fastest_ms``, ``runner_up``,
+        ``runner_up_mode``, ``runner_up_ms``, ``runner_up_ratio`` (runner-up ms /
+        fastest ms), ``tree_mode``, ``tree_ms``, ``tree_rank`` (1 = fastest) and
+        ``tree_ratio`` (tree ms / fastest ms). A missing entrant is ``"-"`` with
+        nan times; the mode is ``"-"`` without a ``mode`` column.
+
+    Raises
+    ------
+    KeyError
+        If the table has no ``column``, ``scene``, ``n`` or ``structure`` column.
+    """
+    for need in (column, "scene", "n", "structure"):
+        table[need]  # KeyError naming the missing column
+    t = table.where(n=n)
+    if "status" in t.columns:
+        t = t.where(status="ok")
+    if kind is not None and "kind" in t.columns:
+        t = t.where(kind=kind)
+    has_mode = "mode" in t.columns
+    rows = []
+    for scene in (table.unique("scene") if scenes is None else scenes):
+        s = t.where(scene=scene)
+        best = {}  # structure -> (ms, mode), its faster mode
+        for name, ms, mode in zip(s["structure"].tolist(), s[column].astype(np.float64).tolist(),
+                                  s["mode"].tolist() if has_mode else ["-"] * len(s)):
+            if np.isfinite(ms) and (name not in best or ms < best[name][0]):
+                best[name] = (ms, str(mode))
+        if not best:
+            continue
+        order = sorted(best, key=lambda k: best[k][0])  # stable: the table's order breaks ties
+        first = order[0]
+        second = order[1] if len(order) > 1 else "-"
+        nan = float("nan")
+        ms1 = best[first][0]
+        ms2, mode2 = best.get(second, (nan, "-"))
+        mst, modet = best.get(tree, (nan, "-"))
+        rows.append({"scene": scene, "entrants": len(order), "fastest": first, "fastest_mode": best[first][1],
+                     "fastest_ms": ms1, "runner_up": second, "runner_up_mode": mode2, "runner_up_ms": ms2,
+                     "runner_up_ratio": ms2 / ms1, "tree_mode": modet, "tree_ms": mst,
+                     "tree_rank": order.index(tree) + 1 if tree in best else "-", "tree_ratio": mst / ms1})
     return rows
 
 

@@ -37,9 +37,21 @@ Suites
     :func:`lessons_lib.scenes.scale_to` gives (the article's density at n = 2000),
     n = 1,000 ... 100,000, and 500,000 for the structures fast enough.
 ``dynamic``
-    ``n`` agents moving for ``frames`` frames (bouncing off the world's walls):
-    per frame, ``update_many`` then ``pairs()``; peers, which cannot move an
-    element, rebuild every frame.
+    ``n`` agents for ``frames`` frames, one unit per frame, bouncing off the
+    world's walls (:func:`agent_frames`), on four scenes (:data:`MOVING_SCENES`):
+    ``random`` and ``clustered`` (every agent moves); ``resting`` (the
+    ``random`` placement, but only 5 % of the agents move, a fixed random
+    subset, and the others keep their frame-0 box: most bodies of a physics
+    scene rest); ``mixed_sizes`` (the ``mixed_sizes`` placement, 2 % of the
+    boxes 6 to 50 times as wide as the rest, 36 to 2,500 times their area,
+    every agent moving: sizes that differ by orders of magnitude, kept apart
+    from resting bodies so that each effect shows on its own; lesson 13's
+    simulation has giants *among* resting bodies). Per frame, ``update_many``
+    with **every** id, moved or not, then ``pairs()``: an engine's step hands
+    the broad phase every body's box, so a structure must notice an unchanged
+    box cheaply itself (passing only the moved ids would measure the caller's
+    bookkeeping instead). Peers, which cannot move an element, rebuild every
+    frame, whatever moved.
 
 Headline cases (:data:`HEADLINE_SCENES` at :data:`HEADLINE_N`, scaled suite):
 the fastest structure and the fastest peer both get a longer time budget there,
@@ -71,6 +83,12 @@ __all__ = [
     "REFERENCE_ORDER",
     "SUITES",
     "Suite",
+    "Entrant",
+    "predict_seconds",
+    "contenders",
+    "main_suites",
+    "MOVING_SCENES",
+    "RESTING_FRACTION",
     "agent_frames",
     "print_table",
     "run_dynamic",
@@ -152,9 +170,16 @@ SUITES: dict[str, Suite] = {
     "article": Suite("article", ARTICLE_SCENES, (10, 100, 500, 1000, 2000), scaled=False, repeat=5, budget_s=3.0),
     "scaled": Suite("scaled", SCENES, (1_000, 3_000, 10_000, 30_000, 100_000), scaled=True, repeat=3,
                     budget_s=3.0, big_n=500_000, big_max_s=0.1),
-    "dynamic": Suite("dynamic", ("random", "clustered"), (1_000, 10_000, 100_000), scaled=True, repeat=1,
-                     budget_s=8.0, frames=20),
+    "dynamic": Suite("dynamic", ("random", "clustered", "resting", "mixed_sizes"), (1_000, 10_000, 100_000),
+                     scaled=True, repeat=1, budget_s=8.0, frames=20),
 }
+
+#: Fraction of the agents that move in the dynamic suite's ``resting`` scene (as in Box2D's anchor frames).
+RESTING_FRACTION = 0.05
+#: The dynamic suite's scenes: name -> (placement of :func:`lessons_lib.make_scene`, fraction of agents moving).
+#: Any other placement name runs with every agent moving.
+MOVING_SCENES = {"random": ("random", 1.0), "clustered": ("clustered", 1.0),
+                 "resting": ("random", RESTING_FRACTION), "mixed_sizes": ("mixed_sizes", 1.0)}
 
 
 # --------------------------------------------------------------------------
@@ -604,21 +629,58 @@ def run_suite(suite: str | Suite, *, structures=None, peers=True, max_n: int | N
 # Dynamic suite: agents moving for F frames
 # --------------------------------------------------------------------------
 def agent_frames(scene: str, n: int, frames: int, *, step: float = 1.0, seed: int = 0,
-                 scaled: bool = True) -> list[np.ndarray]:
+                 scaled: bool = True, moving: float | None = None) -> list[np.ndarray]:
     """``frames + 1`` snapshots of ``n`` agents moving at ``step`` units per frame, bouncing off the walls.
 
-    Frame 0 is the scene; each agent keeps a random direction and turns back when
-    its box would leave the world (:func:`scale_to` of ``n``, or 800 x 600).
+    Frame 0 is the scene; each moving agent keeps a random direction and turns
+    back when its box would leave the world (:func:`scale_to` of ``n``, or
+    800 x 600); the agents at rest keep their frame-0 box, bit for bit.
+
+    Parameters
+    ----------
+    scene : str
+        A name of :data:`MOVING_SCENES` (``"resting"``: the ``random``
+        placement with 5 % of the agents moving) or any placement of
+        :func:`lessons_lib.make_scene` (every agent moving).
+    n, frames : int
+        Agents, and frames after frame 0.
+    step : float
+        World units per frame.
+    seed : int
+        Same seed, same frames; the directions of the agents do not depend on
+        ``moving``, so the movers of a resting scene move as they would in the
+        scene where everyone moves.
+    scaled : bool
+        World from :func:`scale_to` (True) or the article's 800 x 600.
+    moving : float, optional
+        Fraction of the agents that move, in ``[0, 1]`` (default: the scene's
+        own, 1.0 for a placement); ``round(moving * n)`` of them, chosen at
+        random once (``seed``), move in every frame.
 
     Returns
     -------
     list of numpy.ndarray, each (n, 4) float64
+
+    Raises
+    ------
+    ValueError
+        An unknown scene, or ``moving`` outside ``[0, 1]``.
     """
+    placement, fraction = MOVING_SCENES.get(scene, (scene, 1.0))
+    if moving is not None:
+        fraction = moving
+    if isinstance(fraction, (bool, np.bool_)) or not isinstance(fraction, (int, float, np.integer, np.floating)) \
+            or not 0.0 <= float(fraction) <= 1.0:
+        raise ValueError(f"moving must be a fraction in [0, 1], got {fraction!r}")
     world = scale_to(n) if scaled else np.array([0.0, 0.0, 800.0, 600.0])
-    boxes = make_scene(scene, n, seed=seed, world=world if scaled else None)
+    boxes = make_scene(placement, n, seed=seed, world=world if scaled else None)
     rng = np.random.default_rng(seed + 1)
     angle = rng.uniform(0.0, 2 * np.pi, n)
     v = step * np.column_stack([np.cos(angle), np.sin(angle)])
+    if fraction < 1.0:  # a fixed random subset moves; the others rest (drawn after the angles: same movers' paths)
+        still = np.ones(n, dtype=bool)
+        still[rng.choice(n, int(round(float(fraction) * n)), replace=False)] = False
+        v[still] = 0.0
     out = [boxes]
     cur = boxes.copy()
     for _ in range(frames):
@@ -685,6 +747,9 @@ def run_dynamic(suite: str | Suite = "dynamic", *, structures=None, peers=True, 
                 seed: int = 0) -> list[dict]:
     """Agents moving: per frame ``update_many`` + ``pairs()`` (peers rebuild), checked every frame.
 
+    ``update_many`` gets every id each frame, the agents at rest included (see
+    the module's docstring: an engine's loop does so). Frames come from
+    :func:`agent_frames` (scenes of :data:`MOVING_SCENES` or placements).
     Parameters are those of :func:`run_suite`, plus ``frames`` (frames timed;
     the suite's ``warmup`` frames before them are checked but not timed).
 
@@ -796,7 +861,8 @@ def save_suite(name: str, rows: list[dict], *, command: str, path=None):
     versions = ", ".join(f"{p.name} {p.version()}" for p in PEERS.values() if p.available()) or "none installed"
     what = {"article": "article suite: the article's five scenes in 800 x 600, build and pairs per structure and peer",
             "scaled": "scaled suite: seven scenes in scale_to(n) worlds, build and pairs per structure and peer",
-            "dynamic": "dynamic suite: agents moving, per-frame update_many + pairs per structure; peers rebuild"}
+            "dynamic": "dynamic suite: agents moving (scene resting: 5 % of them, the rest still), per-frame "
+                       "update_many of every id + pairs per structure; peers rebuild"}
     return save_results(path or f"bench_{name}", clean, what=what.get(name, f"{name} suite"), command=command,
                         extra_meta={"peers": versions,
                                     "times": "milliseconds, medians of the repeats (or frames); "

@@ -24,7 +24,7 @@ import numpy as np
 
 from .common import CheckFailed, Mistakes, adversarial_boxes, expect_int, num, run_student
 
-__all__ = ["check_missed_pairs", "check_time_case", "check_speedup_over_peers"]
+__all__ = ["check_missed_pairs", "check_time_case", "check_speedup_over_peers", "speedup_reference"]
 
 
 def _rows(pairs) -> set:

@@ -22,7 +22,7 @@ from ..base import STRUCTURES
 from ..scenes import make_scene
 from .common import CheckFailed, adversarial_boxes, expect_int, fmt, num, run_student
 
-__all__ = ["check_nearest_by_query"]
+__all__ = ["check_nearest_by_query", "box_distances"]
 
 #: Structures the capstone must work with, unchanged: one common interface.
 _CAPSTONE_STRUCTURES = ["uniform_grid", "spatial_hash", "quadtree", "kdtree", "sweep_and_prune"]

@@ -33,7 +33,7 @@ from .common import (
 )
 
 __all__ = ["check_children_touched", "check_split", "check_leaf_pairs", "check_node_rect", "check_free_list",
-           "check_cleanup_pass"]
+           "check_cleanup_pass", "run_in_place"]
 
 
 def run_in_place(fn, *args, name: str | None = None, may_change=(), case: str | None = None, prepare=None,

@@ -6,7 +6,7 @@
 * :mod:`~lessons_lib.core.buffers`     growable output buffers of the compiled kernels
 * :mod:`~lessons_lib.core.freelist`    the indexed free list (lesson 05) the quadtrees allocate from
 * :mod:`~lessons_lib.core.params`      validation of constructor parameters, one rule for every structure
-* :mod:`~lessons_lib.core.boxes`       the closed overlap test every kernel uses
+* :mod:`~lessons_lib.core.boxes`       the closed overlap test every kernel uses, and the box-column names XMIN .. YMAX
 
 Nothing here imports the structures, the lesson helpers, drawing or widgets.
 """

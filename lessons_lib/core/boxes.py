@@ -9,12 +9,20 @@ so there is no call overhead). For numpy arrays of boxes use
 
 ``&`` instead of ``and``: the four comparisons are evaluated without
 branches, which a processor predicts better on random data.
+
+A box's sides are read by name, ``boxes[i, XMIN]`` .. ``boxes[i, YMAX]``:
+:data:`XMIN`, :data:`YMIN`, :data:`XMAX`, :data:`YMAX` are the column numbers
+0..3 of a box row, module-level integers that numba compiles to the same code
+as the literals.
 """
 from __future__ import annotations
 
 from .jit import njit
 
-__all__ = ["overlaps", "row_overlaps", "rows_overlap"]
+__all__ = ["XMIN", "YMIN", "XMAX", "YMAX", "overlaps", "row_overlaps", "rows_overlap"]
+
+#: Columns of a box row ``[xmin, ymin, xmax, ymax]`` (the sides of a closed box).
+XMIN, YMIN, XMAX, YMAX = 0, 1, 2, 3
 
 
 @njit(inline="always")
@@ -26,11 +34,11 @@ def overlaps(ax0, ay0, ax1, ay1, bx0, by0, bx1, by1):
 @njit(inline="always")
 def row_overlaps(boxes, i, q0, q1, q2, q3):
     """Does row ``i`` of the ``(n, 4)`` array ``boxes`` meet the closed box ``(q0, q1, q2, q3)``?"""
-    return (boxes[i, 0] <= q2) & (q0 <= boxes[i, 2]) & (boxes[i, 1] <= q3) & (q1 <= boxes[i, 3])
+    return (boxes[i, XMIN] <= q2) & (q0 <= boxes[i, XMAX]) & (boxes[i, YMIN] <= q3) & (q1 <= boxes[i, YMAX])
 
 
 @njit(inline="always")
 def rows_overlap(boxes, i, other, j):
     """Do row ``i`` of ``boxes`` and row ``j`` of ``other`` (both ``(n, 4)`` arrays) intersect?"""
-    return ((boxes[i, 0] <= other[j, 2]) & (other[j, 0] <= boxes[i, 2])
-            & (boxes[i, 1] <= other[j, 3]) & (other[j, 1] <= boxes[i, 3]))
+    return ((boxes[i, XMIN] <= other[j, XMAX]) & (other[j, XMIN] <= boxes[i, XMAX])
+            & (boxes[i, YMIN] <= other[j, YMAX]) & (other[j, YMIN] <= boxes[i, YMAX]))

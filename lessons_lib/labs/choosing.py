@@ -12,7 +12,9 @@ Columns read from the benchmark table (see :mod:`lessons_lib.data`):
 "skipped"). Only rows with status "ok" count. The simulation tables
 (``sim_scaling.csv``, ``sim_rebuild_vs_update.csv``) have ``structure``, ``n``,
 ``mode`` ("update" or "rebuild") and per-frame milliseconds (``step_ms``,
-``update_ms``, ``pairs_ms``).
+``update_ms``, ``pairs_ms``); ``sim_scenes.csv`` adds ``scene`` (``moving``,
+``resting``, ``giants``). The dynamic suite (``bench_dynamic.csv``) has
+``frame_ms`` per scene (``random``, ``clustered``, ``resting``, ``mixed_sizes``).
 
 Threads: a stored time is only comparable with another when both searched on the same
 number of threads. The counting-sort grid's pair search runs on every core of the
@@ -24,10 +26,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..bench.report import threads_used
+from ..bench.report import leaders, threads_used
 from ..data import Results
 
-__all__ = ["fastest", "ranking", "decision_table", "speedup_grid", "moving_verdict", "readings",
+__all__ = ["fastest", "ranking", "decision_table", "speedup_grid", "moving_verdict", "moving_leaders", "readings",
            "markdown_table", "SIMILAR_SCENES", "THIN_SCENES", "TREES"]
 
 #: Scenes of boxes of similar size, spread or clustered.
@@ -35,7 +37,8 @@ SIMILAR_SCENES = ("random", "clustered", "true_uniform")
 #: Scenes of long thin boxes stacked along a line.
 THIN_SCENES = ("xline", "yline")
 #: The trees among the registered structures.
-TREES = ("rtree", "rstar_tree", "bulk_rtree", "kdtree", "naive_quadtree", "quadtree", "loose_quadtree")
+TREES = ("rtree", "rstar_tree", "bulk_rtree", "kdtree", "naive_quadtree", "quadtree", "loose_quadtree",
+         "dynamic_aabb_tree")
 
 
 def _ok(table: Results, **where) -> Results:
@@ -193,6 +196,66 @@ def moving_verdict(scaling: Results, rebuild_vs_update: Results | None = None) -
                      "runner_up": "-" if second is None else str(t["structure"][second]),
                      "runner_up_ms": second_ms, "runner_up_ratio": second_ms / ms,
                      "rebuild_better": verdict})
+    return rows
+
+
+def moving_leaders(table: Results, *, n: int, scenes=None, tree: str = "dynamic_aabb_tree") -> list[dict]:
+    """Moving scenes, who wins where: per scene at ``n``, the fastest of ours, the runner-up and ``tree``.
+
+    Reads either the dynamic suite (``bench_dynamic.csv``: ranked by ``frame_ms``,
+    update_many + pairs per frame, our structures only, ``ok`` rows only) or the
+    simulation's scenes (``sim_scenes.csv``: ranked by ``step_ms``, the whole
+    simulation step; each structure counts once, in the faster of its two modes,
+    ``"update"`` or ``"rebuild"``, which is reported). The ranking is
+    :func:`lessons_lib.bench.report.leaders`.
+
+    Parameters
+    ----------
+    table : Results
+        ``bench_dynamic.csv`` or ``sim_scenes.csv`` (see the module docstring).
+    n : int
+        Agents.
+    scenes : sequence of str, optional
+        Default: every scene of the table, in its order.
+    tree : str
+        The structure reported beside the two leaders (its mode, ms, rank and
+        time / the fastest time).
+
+    Returns
+    -------
+    list of dict
+        One per scene: ``scene``, ``moving`` (fraction of agents moving, where
+        known, else nan), ``entrants``, ``fastest``, ``fastest_mode``,
+        ``fastest_ms``, ``runner_up``, ``runner_up_mode``, ``runner_up_ms``,
+        ``runner_up_ratio``, ``tree_mode``, ``tree_ms``, ``tree_rank``,
+        ``tree_ratio`` (modes are ``"-"`` for the dynamic suite, which always
+        updates).
+
+    Raises
+    ------
+    KeyError
+        If the table has neither ``frame_ms`` nor ``step_ms``.
+    ValueError
+        If a requested scene (or, without ``scenes``, every scene) has no
+        usable row at ``n``.
+    """
+    column = next((c for c in ("frame_ms", "step_ms") if c in table.columns), None)
+    if column is None:
+        raise KeyError(f"no frame_ms or step_ms column; columns are {list(table.columns)}")
+    rows = leaders(table, n, scenes=scenes, column=column, kind="ours", tree=tree)
+    wanted = list(table.unique("scene")) if scenes is None else list(scenes)
+    missing = [s for s in wanted if s not in {r["scene"] for r in rows}]
+    if not rows or (scenes is not None and missing):
+        have = sorted({(str(s), int(m)) for s, m in zip(table["scene"].tolist(), table["n"].tolist())})
+        raise ValueError(f"no usable row at n={n} for scene(s) {missing}; the table has (scene, n) in "
+                         f"{have[:12]}{' ...' if len(have) > 12 else ''}")
+    if "moving" in table.columns:
+        share = {str(s): float(m) for s, m in zip(table["scene"].tolist(), table["moving"].tolist())}
+    else:
+        from ..bench.suites import MOVING_SCENES
+        share = {s: float(f) for s, (_, f) in MOVING_SCENES.items()}
+    for r in rows:
+        r["moving"] = share.get(r["scene"], float("nan"))
     return rows
 
 

@@ -94,6 +94,7 @@ __all__ = [
     "hierarchy_sweep",
     "hash_load_sweep",
     "store",
+    "main",
 ]
 
 #: The two constants of the lecture's cell hash ([gamedev-lecture]); both are prime.

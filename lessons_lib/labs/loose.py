@@ -84,6 +84,7 @@ __all__ = [
     "plot_structure_times",
     "plot_split_frames",
     "store",
+    "viz_box", "leaves_holding", "draw_double_grid", "main",
 ]
 
 

@@ -40,13 +40,14 @@ from ..data import save_results
 from ..scenes import moved, scaled_scene
 from ..structures.brute_force import compiled_brute_force_pairs
 from ..structures.naive_quadtree import NaiveQuadtree
-from ..structures.quadtree import BL, BR, BRANCH, TL, TR, Quadtree, cell_of
+from ..structures.grid_cells import cell_of
+from ..structures.quadtree import BL, BR, BRANCH, TL, TR, Quadtree
 from ..widgets import Stepper, figure_png
 
 __all__ = ["free_list_stepper", "quadtree_array_stepper", "ARRAY_OPERATIONS", "naive_footprint", "cpu_median", "frame_median", "store_command",
            "stored_vs_computed_rects", "bounce",
            "collapse_paths", "cleanup_frames", "capacity_depth_sweep", "sweep_map", "sweep_summary",
-           "cleanup_summary", "store"]
+           "cleanup_summary", "store", "main"]
 
 
 def cpu_median(fn, repeat: int = 3):

@@ -45,6 +45,24 @@ Contacts are handled in the canonical order of ``pairs()`` (sorted rows), so
 the whole run is deterministic for a seed and *identical for every
 structure*: the structure changes the time, never the result.
 
+Resting bodies and giants
+-------------------------
+``Simulation(n, moving=0.05, giants=10)`` is a physics engine's usual scene
+rather than a crowd's: only a fixed random 5 % of the agents start with a
+velocity, the others start at rest (velocity 0), and 10 of the resting ones
+are giants, discs 50 to 100 units in radius (25 to 100 times an agent's
+radius, 625 to 10,000 times its area). A resting agent is a
+*sleeping* body, not a static one: it has a mass like any other (``radius **
+2``, so a giant weighs thousands of agents), a moving agent that hits it
+gives it an impulse and pushes it out of an overlap exactly as it would a
+moving one, and from then on it keeps the velocity it got. Until something
+touches it, it does not move at all, and its box stays the same bit for bit,
+frame after frame. (A static body, with infinite mass, would keep the scene's
+mix of moving and resting forever; engines such as Box2D put resting bodies
+to sleep and wake them on contact, and the measured runs are short enough
+that the mix changes little.) ``moving`` and ``giants`` mean what they mean
+in :func:`lessons_lib.labs.aabb_tree.agent_frames`.
+
 The hot loops (move, narrow, respond, rasterise) are small :func:`njit`
 kernels writing into arrays allocated once; the per-frame Python work is a
 handful of calls. (Growing or re-assigning numpy arrays inside a numba loop
@@ -73,6 +91,7 @@ from ..geometry import as_box
 from ..core.jit import njit
 
 __all__ = [
+    "PHASES",
     "FrameStats",
     "Simulation",
     "bounce_contacts",
@@ -390,6 +409,38 @@ def _finite(name, v, *, low=None, strict=True) -> float:
     return x
 
 
+def _place_giants(rng, pos, radius, giant, world, tries: int = 100) -> None:
+    """Place the giants (``giant`` True) in ``world`` so that nothing starts overlapping them (in place).
+
+    Each giant is drawn uniformly inside the world, again (up to ``tries``
+    times) while it overlaps a giant placed before it; then every ordinary
+    agent overlapping a giant is drawn again, up to ``tries`` rounds. What
+    still overlaps after that (a world crowded with giants) is left to the
+    response's separation. O(n x giants) per round; a few giants only.
+    """
+    lo, hi = world[:2], world[2:]
+    gids = np.flatnonzero(giant)
+    for k, g in enumerate(gids):
+        r = radius[g]
+        for _ in range(tries):
+            pos[g] = lo + r + rng.uniform(0.0, 1.0, 2) * (hi - lo - 2 * r)
+            before = gids[:k]
+            d2 = ((pos[before] - pos[g]) ** 2).sum(axis=1)
+            if not (d2 <= (radius[before] + r) ** 2).any():
+                break
+    small = np.flatnonzero(~giant)
+    for _ in range(tries):
+        hit = np.zeros(len(small), dtype=bool)
+        for g in gids:
+            d2 = ((pos[small] - pos[g]) ** 2).sum(axis=1)
+            hit |= d2 <= (radius[small] + radius[g]) ** 2
+        if not hit.any():
+            break
+        redo = small[hit]
+        r = radius[redo][:, None]
+        pos[redo] = lo + r + rng.uniform(0.0, 1.0, (len(redo), 2)) * (hi - lo - 2 * r)
+
+
 # --------------------------------------------------------------------------
 # The simulation
 # --------------------------------------------------------------------------
@@ -424,6 +475,24 @@ class Simulation:
         ``cleanup()`` each frame. ``"rebuild"``: ``from_boxes`` each frame.
     separate : bool
         Push overlapping agents apart after the impulses (see :func:`bounce_contacts`).
+    moving : float
+        Fraction of the agents that start with a velocity, in ``[0, 1]``:
+        ``round(moving * n)`` of them, chosen at random (``seed``); the others
+        start at rest (see "Resting bodies and giants" in the module's
+        docstring: they move once something pushes them). ``1.0``, the
+        default, is the crowd of the answer set, every agent moving, the same
+        run as before the parameter existed.
+    giants : int
+        How many of the agents at rest are giants (>= 0, at most the number
+        at rest): their radius is drawn from ``giant_radius`` instead, and
+        they are placed so that no agent and no other giant starts
+        overlapping them (agents drawn inside a giant are drawn again). The
+        world made from ``fill`` is that of ``n`` ordinary agents: giants
+        add to its fill.
+    giant_radius : (float, float)
+        Range of the giants' radii in world units (``rmin <= rmax``, both
+        positive); a radius larger than a quarter of the world's shorter side
+        is cut to that.
     layout : {"hilbert", "random"}
         Numbering of the agents: ``"hilbert"`` sorts them once, at the start,
         along a Hilbert curve (lesson 10), so that agents near in space are
@@ -443,17 +512,22 @@ class Simulation:
     world : numpy.ndarray, shape (4,)
     bp : BroadPhase
         The structure (a new one each frame in ``"rebuild"`` mode).
-    mode, layout, seed, n, params
+    mode, layout, seed, n, params, moving, giants
         As given.
+    resting : numpy.ndarray, shape (n,), bool
+        The agents that started at rest (``~resting`` started moving).
+    giant : numpy.ndarray, shape (n,), bool
+        The giants (all of them started at rest).
     frame : int
         Frames run so far.
 
     Raises
     ------
     ValueError
-        A bad ``n``, radius, speed, fill, aspect, world, mode or layout, an
-        unknown structure name, bad structure parameters; a world too small
-        for the agents.
+        A bad ``n``, radius, speed, fill, aspect, world, mode, layout,
+        ``moving``, ``giants`` or ``giant_radius`` (more giants than agents at
+        rest), an unknown structure name, bad structure parameters; a world
+        too small for the agents.
     TypeError
         ``structure`` neither a name nor a BroadPhase subclass.
 
@@ -465,7 +539,8 @@ class Simulation:
     """
 
     def __init__(self, n, *, structure="uniform_grid", seed=0, radius=(1.0, 2.0), speed=0.5, fill=0.1,
-                 aspect=4 / 3, world=None, mode="update", separate=True, layout="hilbert", params=None):
+                 aspect=4 / 3, world=None, mode="update", separate=True, layout="hilbert", params=None,
+                 moving=1.0, giants=0, giant_radius=(50.0, 100.0)):
         n = _positive_int("n", n)
         self.cls = resolve_structure(structure)
         if mode not in MODES:
@@ -479,6 +554,21 @@ class Simulation:
         if rmin > rmax:
             raise ValueError(f"radius range ({rmin:g}, {rmax:g}) has rmin > rmax")
         speed = _finite("speed", speed, low=0.0, strict=False)
+        moving = _finite("moving", moving, low=0.0, strict=False)
+        if moving > 1.0:
+            raise ValueError(f"moving must be a fraction in [0, 1], got {moving:g}")
+        if isinstance(giants, (bool, np.bool_)) or not isinstance(giants, (int, np.integer)) or giants < 0:
+            raise ValueError(f"giants must be an integer >= 0, got {giants!r}")
+        movers = int(round(moving * n))
+        if giants > n - movers:
+            raise ValueError(f"{giants} giants need as many agents at rest, there are {n - movers} "
+                             f"(n = {n}, moving = {moving:g})")
+        if np.ndim(giant_radius) != 1 or len(giant_radius) != 2:
+            raise ValueError(f"giant_radius must be a (rmin, rmax) pair, got {giant_radius!r}")
+        gmin, gmax = (_finite("giant_radius", g, low=0.0) for g in giant_radius)
+        if gmin > gmax:
+            raise ValueError(f"giant_radius range ({gmin:g}, {gmax:g}) has rmin > rmax")
+        self.moving, self.giants = moving, int(giants)
         self.params = dict(params or {})
         if "world" in self.params:
             raise ValueError("params must not hold 'world': the simulation's world is used")
@@ -505,11 +595,24 @@ class Simulation:
         angle = rng.uniform(0.0, 2 * math.pi, n)
         s = rng.uniform(0.0, speed, n)
         self.vel = np.column_stack([s * np.cos(angle), s * np.sin(angle)])
+        # Drawn after everything above, so that moving=1.0 and giants=0 give the run of before.
+        self.resting = np.zeros(n, dtype=bool)
+        self.giant = np.zeros(n, dtype=bool)
+        if movers < n:
+            self.resting[:] = True
+            self.resting[rng.choice(n, movers, replace=False)] = False
+            self.vel[self.resting] = 0.0
+        if giants:
+            self.giant[rng.choice(np.flatnonzero(self.resting), giants, replace=False)] = True
+            cap = 0.25 * min(width, height)
+            self.radius[self.giant] = np.minimum(rng.uniform(gmin, gmax, giants), cap)
+            _place_giants(rng, self.pos, self.radius, self.giant, self.world)
         self.layout = layout
         if layout == "hilbert":  # number the agents along a Hilbert curve: neighbours in space, near in memory
             order = np.argsort(hilbert_keys(self.pos, 16, self.world), kind="stable")
             self.pos, self.vel, self.radius = self.pos[order], self.vel[order], self.radius[order]
-            self.mass = self.radius * self.radius
+            self.resting, self.giant = self.resting[order], self.giant[order]
+        self.mass = self.radius * self.radius
         self.boxes = np.column_stack([self.pos - self.radius[:, None], self.pos + self.radius[:, None]])
         self.touching = np.zeros(n, dtype=np.uint8)
         self.ids = np.arange(n, dtype=np.int64)
@@ -609,7 +712,7 @@ class Simulation:
             Image width in pixels (>= 8); the height keeps the world's aspect.
         regions : bool
             Draw the structure's cells or nodes under the agents, coloured by
-            depth (viridis), when it has at most ``max_regions`` of them.
+            depth (the course's region colours), when it has at most ``max_regions`` of them.
         max_regions : int
         view : array_like, shape (4,), optional
             ``[xmin, ymin, xmax, ymax]``: the part of the world to draw (to zoom
@@ -706,10 +809,10 @@ def draw(ax, sim: Simulation, width: int = 560, *, regions: bool = False, view=N
 
 
 def _depth_colors(depths) -> np.ndarray:
-    """Viridis colours (uint8 RGB) by depth, as :func:`lessons_lib.viz.draw_regions` uses them."""
+    """The course's region colours (uint8 RGB) by depth, as :func:`lessons_lib.viz.draw_regions` uses them."""
     from matplotlib import colormaps
 
     d = np.asarray(depths, dtype=np.int64)
     top = max(int(d.max()) if len(d) else 0, 1)
-    rgba = colormaps["viridis"](0.8 * np.minimum(d, top) / top)
+    rgba = colormaps[style.REGION_CMAP](0.8 * np.minimum(d, top) / top)
     return np.ascontiguousarray((255 * rgba[:, :3]).round().astype(np.uint8)).reshape(-1, 3)

@@ -66,6 +66,7 @@ __all__ = [
     "quadtree_partitioning",
     "sample_centres",
     "str_partitioning",
+    "assign_kernel",
 ]
 
 

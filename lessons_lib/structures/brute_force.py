@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import BroadPhase, register
-from ..core.boxes import overlaps
+from ..core.boxes import XMAX, XMIN, YMAX, YMIN, overlaps
 from ..core.buffers import append_pairs
 from ..core.jit import njit
 from ..geometry import as_boxes, as_points, boxes_overlap
@@ -207,14 +207,14 @@ def brute_force_nearest(boxes, points, k: int = 1, ids=None) -> tuple[np.ndarray
     out_d = np.empty((len(pts), k), np.float64)
     for m, (px, py) in enumerate(pts):
         with np.errstate(over="ignore", invalid="ignore"):  # a gap beyond the float limit: redone below
-            dx = np.maximum(np.maximum(b[:, 0] - px, 0.0), px - b[:, 2])
-            dy = np.maximum(np.maximum(b[:, 1] - py, 0.0), py - b[:, 3])
+            dx = np.maximum(np.maximum(b[:, XMIN] - px, 0.0), px - b[:, XMAX])
+            dy = np.maximum(np.maximum(b[:, YMIN] - py, 0.0), py - b[:, YMAX])
             exponent, mantissa, dist = distance_keys(dx, dy)
         far = ~np.isfinite(dx) | ~np.isfinite(dy)
         if far.any():  # the gap itself overflows: measure it in halves, one binary order up
             bf = b[far]
-            hx = np.maximum(np.maximum(0.5 * bf[:, 0] - 0.5 * px, 0.0), 0.5 * px - 0.5 * bf[:, 2])
-            hy = np.maximum(np.maximum(0.5 * bf[:, 1] - 0.5 * py, 0.0), 0.5 * py - 0.5 * bf[:, 3])
+            hx = np.maximum(np.maximum(0.5 * bf[:, XMIN] - 0.5 * px, 0.0), 0.5 * px - 0.5 * bf[:, XMAX])
+            hy = np.maximum(np.maximum(0.5 * bf[:, YMIN] - 0.5 * py, 0.0), 0.5 * py - 0.5 * bf[:, YMAX])
             e, mantissa[far], _ = distance_keys(hx, hy)
             exponent[far], dist[far] = e + 1, np.inf
         order = np.lexsort((ids, mantissa, exponent))[:k]

@@ -565,8 +565,8 @@ class CountingSortGrid(FixedGrid):
 
     def _query(self, box):
         self._fresh()
-        out, k, self.last_query_cells, _ = query_cells(self.geom, self.start, self.order, self.sorted_boxes, box[0],
-                                                       box[1], box[2], box[3], np.empty(16, np.int64), 0)
+        out, k, self.last_query_cells, _ = query_cells(self.geom, self.start, self.order, self.sorted_boxes, box[XMIN],
+                                                       box[YMIN], box[XMAX], box[YMAX], np.empty(16, np.int64), 0)
         if not len(self.giants):
             return out[:k]
         return np.concatenate([out[:k], self.giants[boxes_overlap(self.elements.boxes[self.giants], box)]])

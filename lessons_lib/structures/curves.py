@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.params import check_int
+from ..core.boxes import XMAX, XMIN, YMAX, YMIN
 
 __all__ = [
     "hilbert_index",
@@ -275,13 +276,13 @@ def hilbert_keys(points, order: int = 16, bounds=None) -> np.ndarray:
          else np.asarray(bounds, np.float64).reshape(4))
     side = 1 << k
     with np.errstate(over="ignore"):
-        span = max(b[2] - b[0], b[3] - b[1])  # the square grid's side
+        span = max(b[XMAX] - b[XMIN], b[YMAX] - b[YMIN])  # the square grid's side
     if not span > 0:
         return np.zeros(len(p), np.int64)
     with np.errstate(over="ignore"):
         if np.isfinite(span):
             pos = (p - b[:2]) / span * side  # in [0, side] for points inside bounds
         else:  # a span beyond the float range: halves cannot overflow
-            pos = (0.5 * p - 0.5 * b[:2]) / max(0.5 * b[2] - 0.5 * b[0], 0.5 * b[3] - 0.5 * b[1]) * side
+            pos = (0.5 * p - 0.5 * b[:2]) / max(0.5 * b[XMAX] - 0.5 * b[XMIN], 0.5 * b[YMAX] - 0.5 * b[YMIN]) * side
     cell = np.clip(np.nan_to_num(pos, nan=0.0), 0, side - 1).astype(np.int64)
     return hilbert_index(cell[:, 0], cell[:, 1], k)

@@ -81,6 +81,13 @@ __all__ = [
     "TreeNodes",
     "NULL",
     "FREE",
+    "BOX",
+    "PARENT",
+    "CHILD1",
+    "CHILD2",
+    "HEIGHT",
+    "ELEMENT",
+    "META",
     "ROOT",
     "USED",
     "HEAD",
@@ -93,7 +100,12 @@ __all__ = [
     "update_leaves",
     "query_tree",
     "tree_pairs",
+    "query_subtrees",
     "incremental_pairs",
+    "alloc_node", "free_node", "node_cost", "union_cost", "pair_cost", "refit", "clamp",
+    "fat_sides", "displacement", "set_fat_box", "must_reinsert", "swap_down", "insert_leaf",
+    "new_work", "insert_slot", "remove_leaf", "remove_slot", "refit_counted", "refit_all",
+    "mark_moved", "mark_slots", "empty_move_buffer", "make_leaves", "all_leaves", "internal_cost",
 ]
 
 # ==========================================================================
@@ -103,6 +115,9 @@ __all__ = [
 NULL = -1
 #: ``height`` of a node on the free list (leaves have height 0, internal nodes >= 1).
 FREE = -1
+#: Positions in the node tuple ``nd`` (:attr:`TreeNodes.arrays`): the arrays ``box``, ``parent``,
+#: ``child1``, ``child2``, ``height``, ``element`` and ``meta`` of lesson 11's node table.
+BOX, PARENT, CHILD1, CHILD2, HEIGHT, ELEMENT, META = 0, 1, 2, 3, 4, 5, 6
 #: Fields of ``meta`` (int64): the root node, nodes handed out so far, first free node, nodes in use.
 ROOT, USED, HEAD, LIVE = 0, 1, 2, 3
 #: Counters of the last call (``DynamicAABBTree.stats``): leaves (re)inserted, rotations applied,
@@ -122,6 +137,9 @@ INCREMENTAL_FRACTION = 0.25
 ROTATE_NONE, ROTATE_BF, ROTATE_BG, ROTATE_CD, ROTATE_CE = 0, 1, 2, 3, 4
 #: Bins per axis of the top-down surface-area build.
 BINS = 16
+#: Columns of the build's ``bins`` array ``(BINS, 5)`` float64: the boxes in the bin, then the bounds of their
+#: boxes (``[inf, inf, -inf, -inf]`` for an empty bin).
+BIN_COUNT, BIN_XMIN, BIN_YMIN, BIN_XMAX, BIN_YMAX = 0, 1, 2, 3, 4
 #: Centres whose half spread is below this are cut in the middle of their run, not binned
 #: (so that ``BINS / spread`` stays finite).
 MIN_SPREAD = 1e-300
@@ -155,7 +173,9 @@ class TreeNodes:
     ``child1``, as in [SO-quadtree]'s free lists) and are reused first, so the
     arrays stop growing once the population is known. Kernels take the seven
     arrays as one tuple, :attr:`arrays`, in that order; they never grow them:
-    :meth:`reserve` makes room before a kernel runs.
+    :meth:`reserve` makes room before a kernel runs. A kernel reads a field
+    by its name (``nd[BOX]``, ``nd[ELEMENT]``: module-level integers, compiled
+    as constants) or unpacks the whole tuple in one line.
     """
 
     def __init__(self, capacity: int = 16):
@@ -618,9 +638,9 @@ def new_work():
 @njit
 def insert_slot(nd, leaf_of, eb, s, margin, stats, rotations):
     """Make a leaf for slot ``s`` (fat box: exact box +- ``margin``) and insert it. Needs two free nodes."""
-    box = nd[0]
+    box = nd[BOX]
     leaf = alloc_node(nd)
-    nd[5][leaf] = s
+    nd[ELEMENT][leaf] = s
     leaf_of[s] = leaf
     set_fat_box(box, leaf, eb, s, 0.0, 0.0, margin)
     insert_leaf(nd, leaf, new_work(), stats, rotations)
@@ -673,9 +693,9 @@ def remove_slot(nd, leaf_of, s):
 @njit(inline="always")
 def refit_counted(nd, v, wear):
     """:func:`refit` node ``v`` and add the change of its cost to ``wear[GROWN]``; True if it changed."""
-    before = node_cost(nd[0], v)
+    before = node_cost(nd[BOX], v)
     changed = refit(nd, v)
-    wear[GROWN] += node_cost(nd[0], v) - before
+    wear[GROWN] += node_cost(nd[BOX], v) - before
     return changed
 
 
@@ -843,6 +863,8 @@ def tree_pairs(nd, eb):
     enough to walk from L to the root and, wherever L's path comes up through
     a first child, query the second child's subtree with L's **exact** box:
     each pair is found exactly once, with no filter and no set of pairs seen.
+    The second children met on the way up (those whose boxes meet L's) are
+    stacked first, then searched in one descent (:func:`query_subtrees`).
     The descent enters a node only when its box meets L's exact box, and
     reports a candidate only when the two exact boxes meet (closed: touching
     counts).
@@ -853,42 +875,63 @@ def tree_pairs(nd, eb):
     k = 0
     if root == NULL:
         return out[:0].copy()
-    stack = np.empty(height[root] + 2, np.int32)
+    stack = np.empty(2 * (height[root] + 2), np.int32)  # the subtrees to the right, then their descent
+    no_buffer = np.zeros(0, np.bool_)
     for leaf in range(meta[USED]):
         if height[leaf] != 0:
             continue
         s = element[leaf]
         x0, y0, x1, y1 = eb[s, XMIN], eb[s, YMIN], eb[s, XMAX], eb[s, YMAX]
+        top = 0
         v = leaf
         p = parent[v]
-        while p != NULL:
+        while p != NULL:  # up the path: the second child wherever it comes up through a first child
             if child1[p] == v:
                 r = child2[p]
                 if row_overlaps(box, r, x0, y0, x1, y1):
-                    stack[0] = r
-                    top = 1
-                    while top > 0:
-                        top -= 1
-                        u = stack[top]
-                        if height[u] == 0:
-                            t = element[u]
-                            if row_overlaps(eb, t, x0, y0, x1, y1):
-                                if k == out.shape[0]:
-                                    out = grow(out, k)
-                                out[k, 0] = s
-                                out[k, 1] = t
-                                k += 1
-                            continue
-                        c1, c2 = child1[u], child2[u]
-                        if row_overlaps(box, c1, x0, y0, x1, y1):
-                            stack[top] = c1
-                            top += 1
-                        if row_overlaps(box, c2, x0, y0, x1, y1):
-                            stack[top] = c2
-                            top += 1
+                    stack[top] = r
+                    top += 1
             v = p
             p = parent[v]
+        out, k = query_subtrees(nd, eb, stack, top, s, x0, y0, x1, y1, out, k, no_buffer, False)
     return out[:k].copy()
+
+
+@njit(inline="always")
+def query_subtrees(nd, eb, stack, top, s, x0, y0, x1, y1, out, k, moved, from_move_buffer):
+    """Append a row ``(s, t)`` to ``out[k:]`` for each slot ``t`` under the nodes ``stack[:top]`` whose exact box
+    meets slot ``s``'s exact box ``[x0, y0, x1, y1]``; return ``(out, k)`` (``out`` grown if need be).
+
+    The descent of :func:`query_tree`, depth first from the nodes on ``stack`` (int32; the caller
+    has tested their boxes, and left room for the tree's height + 2 more): a node is entered only
+    when its box meets the query, and at a leaf the closed test on the exact boxes decides. With
+    ``from_move_buffer`` (:func:`incremental_pairs`, ``moved`` the buffer's flags), ``t == s`` and
+    a moved ``t < s`` are skipped, since ``t`` reports that pair itself; without it ``moved`` is not
+    read. The one descent of :func:`tree_pairs` and :func:`incremental_pairs`, inlined by numba.
+    """
+    box, parent, child1, child2, height, element, meta = nd
+    while top > 0:
+        top -= 1
+        u = stack[top]
+        if height[u] == 0:
+            t = element[u]
+            if from_move_buffer and (t == s or (moved[t] and t < s)):
+                continue
+            if row_overlaps(eb, t, x0, y0, x1, y1):
+                if k == out.shape[0]:
+                    out = grow(out, k)
+                out[k, 0] = s
+                out[k, 1] = t
+                k += 1
+            continue
+        c1, c2 = child1[u], child2[u]
+        if row_overlaps(box, c1, x0, y0, x1, y1):
+            stack[top] = c1
+            top += 1
+        if row_overlaps(box, c2, x0, y0, x1, y1):
+            stack[top] = c2
+            top += 1
+    return out, k
 
 
 # --------------------------------------------------------------------------
@@ -940,29 +983,9 @@ def incremental_pairs(nd, eb, alive, cache, moved, move_list, move_count):
         if not alive[s]:
             continue
         x0, y0, x1, y1 = eb[s, XMIN], eb[s, YMIN], eb[s, XMAX], eb[s, YMAX]
-        if not row_overlaps(box, root, x0, y0, x1, y1):
-            continue
-        stack[0] = root
-        top = 1
-        while top > 0:
-            top -= 1
-            u = stack[top]
-            if height[u] == 0:
-                t = element[u]
-                if t != s and not (moved[t] and t < s) and row_overlaps(eb, t, x0, y0, x1, y1):
-                    if k == out.shape[0]:
-                        out = grow(out, k)
-                    out[k, 0] = s
-                    out[k, 1] = t
-                    k += 1
-                continue
-            c1, c2 = child1[u], child2[u]
-            if row_overlaps(box, c1, x0, y0, x1, y1):
-                stack[top] = c1
-                top += 1
-            if row_overlaps(box, c2, x0, y0, x1, y1):
-                stack[top] = c2
-                top += 1
+        if row_overlaps(box, root, x0, y0, x1, y1):
+            stack[0] = root
+            out, k = query_subtrees(nd, eb, stack, 1, s, x0, y0, x1, y1, out, k, moved, True)
     return out[:k].copy()
 
 
@@ -998,8 +1021,8 @@ def split_range(lb, lc, ids, lo, hi, cb, sah, bins, child_cb):
     ``child_cb[1]``. Comparisons are made on halves of the coordinates, so
     nothing overflows.
     """
-    ex, ey = 0.5 * cb[2] - 0.5 * cb[0], 0.5 * cb[3] - 0.5 * cb[1]  # half spreads: finite
-    axis, c0, ext = (0, cb[0], ex) if ex >= ey else (1, cb[1], ey)
+    ex, ey = 0.5 * cb[XMAX] - 0.5 * cb[XMIN], 0.5 * cb[YMAX] - 0.5 * cb[YMIN]  # half spreads: finite
+    axis, c0, ext = (0, cb[XMIN], ex) if ex >= ey else (1, cb[YMIN], ey)
     if not ext > MIN_SPREAD:  # identical centres: any cut is as good, take the middle
         mid = lo + (hi - lo) // 2
         for side in range(2):
@@ -1010,29 +1033,30 @@ def split_range(lb, lc, ids, lo, hi, cb, sah, bins, child_cb):
     if sah:
         scale = BINS / ext  # bins per half unit: finite since ext > MIN_SPREAD
         for b in range(BINS):
-            bins[b, 0] = 0.0
-            bins[b, 1], bins[b, 2], bins[b, 3], bins[b, 4] = np.inf, np.inf, -np.inf, -np.inf
+            bins[b, BIN_COUNT] = 0.0
+            bins[b, BIN_XMIN], bins[b, BIN_YMIN] = np.inf, np.inf
+            bins[b, BIN_XMAX], bins[b, BIN_YMAX] = -np.inf, -np.inf
         for i in range(lo, hi):
             b = min(int((0.5 * lc[i, axis] - 0.5 * c0) * scale), BINS - 1)
-            bins[b, 0] += 1.0
-            bins[b, 1] = min(bins[b, 1], lb[i, XMIN])
-            bins[b, 2] = min(bins[b, 2], lb[i, YMIN])
-            bins[b, 3] = max(bins[b, 3], lb[i, XMAX])
-            bins[b, 4] = max(bins[b, 4], lb[i, YMAX])
+            bins[b, BIN_COUNT] += 1.0
+            bins[b, BIN_XMIN] = min(bins[b, BIN_XMIN], lb[i, XMIN])
+            bins[b, BIN_YMIN] = min(bins[b, BIN_YMIN], lb[i, YMIN])
+            bins[b, BIN_XMAX] = max(bins[b, BIN_XMAX], lb[i, XMAX])
+            bins[b, BIN_YMAX] = max(bins[b, BIN_YMAX], lb[i, YMAX])
         # right to left: right_cost[j] is the cost of bins j+1 .. BINS-1 (-1 when they are empty)
         right_cost = np.empty(BINS, np.float64)
         x0, y0, x1, y1, n = np.inf, np.inf, -np.inf, -np.inf, 0.0
         for j in range(BINS - 1, 0, -1):
-            n += bins[j, 0]
-            x0, y0 = min(x0, bins[j, 1]), min(y0, bins[j, 2])
-            x1, y1 = max(x1, bins[j, 3]), max(y1, bins[j, 4])
+            n += bins[j, BIN_COUNT]
+            x0, y0 = min(x0, bins[j, BIN_XMIN]), min(y0, bins[j, BIN_YMIN])
+            x1, y1 = max(x1, bins[j, BIN_XMAX]), max(y1, bins[j, BIN_YMAX])
             right_cost[j - 1] = perimeter_cost(x0, y0, x1, y1) * n if n > 0.0 else -1.0
         best, best_cost = -1, np.inf
         x0, y0, x1, y1, n = np.inf, np.inf, -np.inf, -np.inf, 0.0
         for j in range(BINS - 1):
-            n += bins[j, 0]
-            x0, y0 = min(x0, bins[j, 1]), min(y0, bins[j, 2])
-            x1, y1 = max(x1, bins[j, 3]), max(y1, bins[j, 4])
+            n += bins[j, BIN_COUNT]
+            x0, y0 = min(x0, bins[j, BIN_XMIN]), min(y0, bins[j, BIN_YMIN])
+            x1, y1 = max(x1, bins[j, BIN_XMAX]), max(y1, bins[j, BIN_YMAX])
             if n == 0.0 or right_cost[j] < 0.0:
                 continue
             cost = perimeter_cost(x0, y0, x1, y1) * n + right_cost[j]
@@ -1062,8 +1086,8 @@ def split_range(lb, lc, ids, lo, hi, cb, sah, bins, child_cb):
             for t in range(4):
                 child_cb[side, t] = cb[t]
         return lo + (hi - lo) // 2
-    child_cb[0, 0], child_cb[0, 1], child_cb[0, 2], child_cb[0, 3] = lx0, ly0, lx1, ly1
-    child_cb[1, 0], child_cb[1, 1], child_cb[1, 2], child_cb[1, 3] = rx0, ry0, rx1, ry1
+    child_cb[0, XMIN], child_cb[0, YMIN], child_cb[0, XMAX], child_cb[0, YMAX] = lx0, ly0, lx1, ly1
+    child_cb[1, XMIN], child_cb[1, YMIN], child_cb[1, XMAX], child_cb[1, YMAX] = rx0, ry0, rx1, ry1
     return i
 
 
@@ -1091,16 +1115,16 @@ def build_over_leaves(nd, leaves, sah):
     lb = np.empty((n, 4), np.float64)
     lc = np.empty((n, 2), np.float64)
     cb = np.empty((64, 4), np.float64)  # per task: the bounds of its centres
-    cb[0, 0], cb[0, 1], cb[0, 2], cb[0, 3] = np.inf, np.inf, -np.inf, -np.inf
+    cb[0, XMIN], cb[0, YMIN], cb[0, XMAX], cb[0, YMAX] = np.inf, np.inf, -np.inf, -np.inf
     for i in range(n):
         v = ids[i]
         for t in range(4):
             lb[i, t] = box[v, t]
         lc[i, 0] = 0.5 * box[v, XMIN] + 0.5 * box[v, XMAX]  # halves: no overflow
         lc[i, 1] = 0.5 * box[v, YMIN] + 0.5 * box[v, YMAX]
-        cb[0, 0], cb[0, 1] = min(cb[0, 0], lc[i, 0]), min(cb[0, 1], lc[i, 1])
-        cb[0, 2], cb[0, 3] = max(cb[0, 2], lc[i, 0]), max(cb[0, 3], lc[i, 1])
-    bins = np.empty((BINS, 5), np.float64)  # count, box bounds
+        cb[0, XMIN], cb[0, YMIN] = min(cb[0, XMIN], lc[i, 0]), min(cb[0, YMIN], lc[i, 1])
+        cb[0, XMAX], cb[0, YMAX] = max(cb[0, XMAX], lc[i, 0]), max(cb[0, YMAX], lc[i, 1])
+    bins = np.empty((BINS, 5), np.float64)  # BIN_COUNT, then the bounds BIN_XMIN .. BIN_YMAX
     child_cb = np.empty((2, 4), np.float64)
     tasks = np.empty((64, 4), np.int64)  # lo, hi, parent node, which child (1 or 2)
     order = np.empty(max(n - 1, 1), np.int32)  # internal nodes in the order made: parents before children
@@ -1141,12 +1165,12 @@ def build_over_leaves(nd, leaves, sah):
 @njit
 def make_leaves(nd, leaf_of, eb, slots, margin):
     """A leaf per slot (fat box: exact +- ``margin``), not yet in a tree; returns them (int32)."""
-    box = nd[0]
+    box = nd[BOX]
     leaves = np.empty(slots.shape[0], np.int32)
     for i in range(slots.shape[0]):
         s = slots[i]
         v = alloc_node(nd)
-        nd[5][v] = s
+        nd[ELEMENT][v] = s
         leaf_of[s] = v
         set_fat_box(box, v, eb, s, 0.0, 0.0, margin)
         leaves[i] = v
@@ -1156,7 +1180,7 @@ def make_leaves(nd, leaf_of, eb, slots, margin):
 @njit
 def all_leaves(nd):
     """Every leaf node in use, in node order (int32)."""
-    height, meta = nd[4], nd[6]
+    height, meta = nd[HEIGHT], nd[META]
     n = 0
     for v in range(meta[USED]):
         n += height[v] == 0
@@ -1172,7 +1196,7 @@ def all_leaves(nd):
 @njit
 def internal_cost(nd):
     """Sum of :func:`perimeter_cost` over the internal nodes in use (an eighth of the SAH cost)."""
-    box, height, meta = nd[0], nd[4], nd[6]
+    box, height, meta = nd[BOX], nd[HEIGHT], nd[META]
     total = 0.0
     for v in range(meta[USED]):
         if height[v] > 0:
@@ -1380,7 +1404,8 @@ class DynamicAABBTree(BroadPhase):
     # -- query and pairs --------------------------------------------------
     def _query(self, box):
         b = box.tolist()
-        slots, self.last_query_nodes = query_tree(self.nodes.arrays, self.elements.boxes, b[0], b[1], b[2], b[3])
+        slots, self.last_query_nodes = query_tree(self.nodes.arrays, self.elements.boxes,
+                                                  b[XMIN], b[YMIN], b[XMAX], b[YMAX])
         self.last_query_nodes = int(self.last_query_nodes)
         return slots
 
@@ -1492,7 +1517,8 @@ class DynamicAABBTree(BroadPhase):
                     seen.add(s)
                     assert self.leaf_of[s] == v, f"leaf_of[{s}] = {self.leaf_of[s]}, but it is in leaf {v}"
                     fat, exact = box[v], eb[s]
-                    assert fat[0] <= exact[0] and fat[1] <= exact[1] and fat[2] >= exact[2] and fat[3] >= exact[3], \
+                    assert (fat[XMIN] <= exact[XMIN] and fat[YMIN] <= exact[YMIN]
+                            and fat[XMAX] >= exact[XMAX] and fat[YMAX] >= exact[YMAX]), \
                         f"leaf {v}: fat box {fat.tolist()} does not contain the exact box {exact.tolist()} of slot {s}"
                     continue
                 assert height[v] > 0, f"node {v} reached from the root has height {height[v]} (free)"
@@ -1502,8 +1528,8 @@ class DynamicAABBTree(BroadPhase):
                 for c in (a, b):
                     assert parent[c] == v, f"node {c} has parent {parent[c]}, expected {v}"
                     stack.append(c)
-                want = [min(box[a, 0], box[b, 0]), min(box[a, 1], box[b, 1]),
-                        max(box[a, 2], box[b, 2]), max(box[a, 3], box[b, 3])]
+                want = [min(box[a, XMIN], box[b, XMIN]), min(box[a, YMIN], box[b, YMIN]),
+                        max(box[a, XMAX], box[b, XMAX]), max(box[a, YMAX], box[b, YMAX])]
                 assert box[v].tolist() == want, f"node {v} box {box[v].tolist()} != union of its children {want}"
                 assert height[v] == 1 + max(height[a], height[b]), \
                     f"node {v} height {height[v]} != 1 + max({height[a]}, {height[b]})"

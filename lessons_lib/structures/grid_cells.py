@@ -66,7 +66,7 @@ import sys
 import numpy as np
 
 from ..base import world_for
-from ..core.boxes import overlaps, row_overlaps, rows_overlap
+from ..core.boxes import XMAX, XMIN, YMAX, YMIN, overlaps, row_overlaps, rows_overlap
 from ..core.buffers import grow
 from ..core.jit import njit
 
@@ -78,8 +78,6 @@ __all__ = [
     "any_over",
 ]
 
-#: Columns of a box row ``[xmin, ymin, xmax, ymax]``.
-XMIN, YMIN, XMAX, YMAX = 0, 1, 2, 3
 #: The node pool's counters: ``state[USED]`` nodes handed out so far, ``state[FREE]`` first free node (-1: none).
 USED, FREE = 0, 1
 #: Clamp of unbounded cell coordinates (spatial hash): far boxes share the edge cells.

@@ -64,7 +64,10 @@ from .grid_cells import (FREE, USED, XMAX, XMIN, YMAX, YMIN, append_id, box_cell
                          pool_push, pool_unlink, query_hit)
 from .uniform_grid import DEFAULT_MAX_BOX_CELLS, DEFAULT_MAX_CELLS, FixedGrid, OversizeList
 
-__all__ = ["HierarchicalGrid"]
+__all__ = [
+    "HierarchicalGrid", "mark", "insert_boxes", "unlink_box", "remove_box", "move_boxes",
+    "query_box", "pairs_by_reference_cell", "cleanup_marks",
+]
 
 #: Columns of ``row_block``.
 CELLS, NODES, POOL = 0, 1, 2
@@ -78,7 +81,7 @@ FIRST_POOL = 8
 # Rows: their blocks in the arenas (the plumbing the steps call)
 # --------------------------------------------------------------------------
 @njit(inline="always")
-def row_lists(rows_, r, cols):
+def _row_lists(rows_, r, cols):
     """Row ``r``'s ``(head, nxt, elem, state)`` as views of its blocks (node indices relative to its pool)."""
     heads, nxt, elem, block, state = rows_[0], rows_[1], rows_[2], rows_[3], rows_[4]
     h, n, size = block[r, CELLS], block[r, NODES], block[r, POOL]
@@ -86,7 +89,7 @@ def row_lists(rows_, r, cols):
 
 
 @njit
-def repack(rows_, cols, more_heads, more_nodes, slack):
+def _repack(rows_, cols, more_heads, more_nodes, slack):
     """Copy every allocated row's blocks, in row order, into new arenas with room for ``more`` beyond them.
 
     The new arenas hold ``slack`` times what the rows use plus the room
@@ -113,16 +116,16 @@ def repack(rows_, cols, more_heads, more_nodes, slack):
 
 
 @njit
-def repack_if_mostly_holes(rows_, cols):
+def _repack_if_mostly_holes(rows_, cols):
     """Repack the arenas when more than half of them are holes; returns the (possibly new) ``(heads, nxt, elem)``."""
     heads, nxt, elem, block, state, count, arena = rows_
     if 2 * (arena[HEADS_LIVE] + arena[NODES_LIVE]) < heads.shape[0] + nxt.shape[0]:
-        return repack(rows_, cols, 0, 0, 1.5)
+        return _repack(rows_, cols, 0, 0, 1.5)
     return heads, nxt, elem
 
 
 @njit
-def make_room(rows_, r, cols, extra):
+def _make_room(rows_, r, cols, extra):
     """Row ``r`` allocated, with room for ``extra`` more fresh nodes; returns the (possibly new) ``(heads, nxt, elem)``.
 
     A freed row gets a block of cells and a pool of ``FIRST_POOL`` nodes (or
@@ -134,7 +137,7 @@ def make_room(rows_, r, cols, extra):
     if block[r, CELLS] == -1:
         size = FIRST_POOL if extra <= FIRST_POOL else max(extra, 2 * FIRST_POOL)
         if arena[HEADS_END] + cols > heads.shape[0] or arena[NODES_END] + size > nxt.shape[0]:
-            heads, nxt, elem = repack(rows_, cols, cols, size, 1.5)
+            heads, nxt, elem = _repack(rows_, cols, cols, size, 1.5)
         h, n = arena[HEADS_END], arena[NODES_END]
         block[r, CELLS], block[r, NODES], block[r, POOL] = h, n, size
         for i in range(cols):
@@ -148,7 +151,7 @@ def make_room(rows_, r, cols, extra):
         old = block[r, POOL]
         size = max(state[r, USED] + extra, 2 * old)
         if arena[NODES_END] + size > nxt.shape[0]:
-            heads, nxt, elem = repack(rows_, cols, 0, size, 1.5)
+            heads, nxt, elem = _repack(rows_, cols, 0, size, 1.5)
         n, e = block[r, NODES], arena[NODES_END]
         for i in range(size):
             nxt[e + i] = nxt[n + i] if i < old else -1
@@ -196,17 +199,17 @@ def insert_boxes(rows_, geom, marks, boxes, slots):
             more_nodes += max(state[r, USED] + need[r], 2 * block[r, POOL])
     if arena[HEADS_END] + more_heads > heads.shape[0] or arena[NODES_END] + more_nodes > nxt.shape[0]:
         slack = 1.0 if arena[HEADS_LIVE] == 0 else 1.5  # a bulk load into an empty grid: arenas of the exact size
-        heads, nxt, elem = repack(rows_, cols, more_heads, more_nodes, slack)
+        heads, nxt, elem = _repack(rows_, cols, more_heads, more_nodes, slack)
     for r in range(rows):
         if need[r] > 0:
-            heads, nxt, elem = make_room((heads, nxt, elem, block, state, count, arena), r, cols, need[r])
+            heads, nxt, elem = _make_room((heads, nxt, elem, block, state, count, arena), r, cols, need[r])
             count[r] += need[r]
     rows_ = (heads, nxt, elem, block, state, count, arena)
     for k in range(slots.shape[0] - 1, -1, -1):
         s = slots[k]
         c0, r0, c1, r1 = box_cells(geom, boxes, s)
         for r in range(r0, r1 + 1):
-            head, rnxt, relem, rstate = row_lists(rows_, r, cols)
+            head, rnxt, relem, rstate = _row_lists(rows_, r, cols)
             for c in range(c0, c1 + 1):
                 pool_push(head, rnxt, relem, rstate, c, s)
         mark(marks, c0, r0, c1, r1)
@@ -218,7 +221,7 @@ def unlink_box(rows_, cols, c0, r0, c1, r1, slot):
     """Take ``slot`` out of the cells ``c0 .. c1`` x ``r0 .. r1``; a row left empty is freed."""
     block, state, count, arena = rows_[3], rows_[4], rows_[5], rows_[6]
     for r in range(r0, r1 + 1):
-        head, nxt, elem, rstate = row_lists(rows_, r, cols)
+        head, nxt, elem, rstate = _row_lists(rows_, r, cols)
         for c in range(c0, c1 + 1):
             pool_unlink(head, nxt, elem, rstate, c, slot)
         count[r] -= c1 - c0 + 1
@@ -234,7 +237,7 @@ def remove_box(rows_, geom, boxes, slot):
     """Remove: unlink ``slot`` from every cell of its box ``boxes[slot]``; returns the (possibly new) ``(heads, nxt, elem)``."""
     c0, r0, c1, r1 = box_cells(geom, boxes, slot)
     unlink_box(rows_, geom[3], c0, r0, c1, r1, slot)
-    return repack_if_mostly_holes(rows_, geom[3])
+    return _repack_if_mostly_holes(rows_, geom[3])
 
 
 @njit
@@ -254,13 +257,13 @@ def move_boxes(rows_, geom, marks, slots, old, new):
         unlink_box((heads, nxt, elem, block, state, count, arena), cols, c0, r0, c1, r1, s)
         for r in range(s0, s1 + 1):
             if block[r, CELLS] == -1 or state[r, USED] + d1 - d0 + 1 > block[r, POOL]:
-                heads, nxt, elem = make_room((heads, nxt, elem, block, state, count, arena), r, cols, d1 - d0 + 1)
-            head, rnxt, relem, rstate = row_lists((heads, nxt, elem, block, state, count, arena), r, cols)
+                heads, nxt, elem = _make_room((heads, nxt, elem, block, state, count, arena), r, cols, d1 - d0 + 1)
+            head, rnxt, relem, rstate = _row_lists((heads, nxt, elem, block, state, count, arena), r, cols)
             for c in range(d0, d1 + 1):
                 pool_push(head, rnxt, relem, rstate, c, s)
             count[r] += d1 - d0 + 1
         mark(marks, d0, s0, d1, s1)
-    return repack_if_mostly_holes((heads, nxt, elem, block, state, count, arena), cols)
+    return _repack_if_mostly_holes((heads, nxt, elem, block, state, count, arena), cols)
 
 
 @njit
@@ -291,7 +294,7 @@ def query_box(rows_, geom, marks, boxes, q):
                     for r in range(max(pr * fp, qr0), min(pr * fp + fp - 1, qr1) + 1):
                         if block[r, CELLS] == -1:
                             continue
-                        head, nxt, elem, state = row_lists(rows_, r, cols)
+                        head, nxt, elem, state = _row_lists(rows_, r, cols)
                         for c in range(max(pc * fp, qc0), min(pc * fp + fp - 1, qc1) + 1):
                             visited += 1
                             node = head[c]
@@ -317,7 +320,7 @@ def pairs_by_reference_cell(rows_, geom, boxes, n_slots):
     for r in range(rows):
         if block[r, CELLS] == -1:
             continue
-        head, nxt, elem, state = row_lists(rows_, r, cols)
+        head, nxt, elem, state = _row_lists(rows_, r, cols)
         for c in range(cols):
             first = head[c]
             if first == -1 or nxt[first] == -1:
@@ -338,7 +341,7 @@ def cleanup_marks(rows_, geom, marks):
     for r in range(rows):
         if rows_[3][r, CELLS] == -1:
             continue
-        head = row_lists(rows_, r, cols)[0]
+        head = _row_lists(rows_, r, cols)[0]
         for c in range(cols):
             if head[c] != -1:
                 parent[r // fp, c // fp] = True
@@ -448,7 +451,7 @@ class HierarchicalGrid(OversizeList, FixedGrid):
         """Row ``r``'s ``(head, nxt, elem, state)`` (views; node indices relative to its pool), or None if freed."""
         if self.row_block[r, CELLS] == -1:
             return None
-        return tuple(a.copy() for a in row_lists(self.rows_, r, self.cols))
+        return tuple(a.copy() for a in _row_lists(self.rows_, r, self.cols))
 
     # -- the steps over cells (OversizeList routes the boxes too big for them) ----
     def _file(self, slots):

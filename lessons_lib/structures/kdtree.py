@@ -20,7 +20,9 @@ become unbalanced, and removes never merge leaves; ``cleanup()`` rebuilds it
 balanced, and so does an insert that finds the node arrays full.
 
 Kernels take the tree as one tuple ``(node arrays, leaf_of, element boxes)``
-and the cuts as ``(centres, split_axis, split_value)``.
+and the cuts as ``(centres, split_axis, split_value)``; they read a node array
+by its name in the node tuple (``nd[LEVEL]``, ``nd[PARENT]``: the names of
+:mod:`~lessons_lib.structures.rtree_nodes`).
 
 References
 ----------
@@ -35,7 +37,14 @@ from ..base import BroadPhase, register
 from ..core.buffers import grow
 from ..core.jit import njit
 from ..core.params import check_choice, check_int
+from ..core.boxes import XMAX, XMIN, YMAX, YMIN
 from .rtree_nodes import (
+    BOX,
+    CHILD,
+    COUNT,
+    LEVEL,
+    META,
+    PARENT,
     ROOT,
     NodeArrays,
     NodeViews,
@@ -49,7 +58,10 @@ from .rtree_nodes import (
     tree_pairs,
 )
 
-__all__ = ["KDTree", "median_by_sort", "median_by_selection"]
+__all__ = [
+    "KDTree", "median_by_sort", "median_by_selection", "split_at_median", "choose_axis",
+    "build_subtree", "kd_insert", "kd_remove",
+]
 
 #: Columns of the build stack: the node to fill, the range ``perm[lo:hi]`` of its slots, its depth.
 TASK_NODE, TASK_LO, TASK_HI, TASK_DEPTH = 0, 1, 2, 3
@@ -137,7 +149,7 @@ def build_subtree(tr, cuts, v, perm, depth0, capacity, by_spread):
     """
     nd, leaf_of, eb = tr
     centres, split_axis, split_value = cuts
-    level, count, child = nd[1], nd[2], nd[4]
+    level, count, child = nd[LEVEL], nd[COUNT], nd[CHILD]
     tasks = np.empty((64, 4), np.int64)
     tasks[0, TASK_NODE], tasks[0, TASK_LO], tasks[0, TASK_HI], tasks[0, TASK_DEPTH] = v, 0, perm.shape[0], depth0
     top = 1
@@ -181,17 +193,17 @@ def kd_insert(tr, cuts, slot, capacity, by_spread):
     """Walk down by the cuts (ties go left), widening bounds; split the leaf if it overflows."""
     nd, leaf_of, eb = tr
     centres, split_axis, split_value = cuts
-    box, level, count, parent, child, meta = nd[0], nd[1], nd[2], nd[3], nd[4], nd[5]
+    box, level, count, parent, child, meta = nd[BOX], nd[LEVEL], nd[COUNT], nd[PARENT], nd[CHILD], nd[META]
     e = eb[slot]
     if meta[ROOT] < 0:
         meta[ROOT] = alloc_node(nd, 0)
     v = meta[ROOT]
     depth = 0
     while True:
-        box[v, 0] = min(box[v, 0], e[0])
-        box[v, 1] = min(box[v, 1], e[1])
-        box[v, 2] = max(box[v, 2], e[2])
-        box[v, 3] = max(box[v, 3], e[3])
+        box[v, XMIN] = min(box[v, XMIN], e[XMIN])
+        box[v, YMIN] = min(box[v, YMIN], e[YMIN])
+        box[v, XMAX] = max(box[v, XMAX], e[XMAX])
+        box[v, YMAX] = max(box[v, YMAX], e[YMAX])
         if level[v] == 0:
             break
         v = child[v, 0] if centres[slot, split_axis[v]] <= split_value[v] else child[v, 1]
@@ -214,7 +226,7 @@ def kd_remove(tr, slot):
     leaf_of[slot] = -1
     while v >= 0:
         recompute_box(nd, eb, v)
-        v = nd[3][v]
+        v = nd[PARENT][v]
 
 
 # --------------------------------------------------------------------------

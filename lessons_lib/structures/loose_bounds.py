@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.jit import njit
+from ..core.boxes import XMAX, XMIN, YMAX, YMIN
 
 __all__ = ["F32_MAX", "EMPTY_RECT", "f32_down", "f32_up", "grow_rect", "widen_rect", "set_empty"]
 
@@ -60,14 +61,14 @@ def grow_rect(rects, node, boxes, s):
     rounded only when it moves the side (:func:`f32_down` is monotone and
     exact on float32 values, so the result is the same as rounding always).
     """
-    if boxes[s, 0] < rects[node, 0]:
-        rects[node, 0] = f32_down(boxes[s, 0])
-    if boxes[s, 1] < rects[node, 1]:
-        rects[node, 1] = f32_down(boxes[s, 1])
-    if boxes[s, 2] > rects[node, 2]:
-        rects[node, 2] = f32_up(boxes[s, 2])
-    if boxes[s, 3] > rects[node, 3]:
-        rects[node, 3] = f32_up(boxes[s, 3])
+    if boxes[s, XMIN] < rects[node, XMIN]:
+        rects[node, XMIN] = f32_down(boxes[s, XMIN])
+    if boxes[s, YMIN] < rects[node, YMIN]:
+        rects[node, YMIN] = f32_down(boxes[s, YMIN])
+    if boxes[s, XMAX] > rects[node, XMAX]:
+        rects[node, XMAX] = f32_up(boxes[s, XMAX])
+    if boxes[s, YMAX] > rects[node, YMAX]:
+        rects[node, YMAX] = f32_up(boxes[s, YMAX])
 
 
 @njit(inline="always")
@@ -79,15 +80,15 @@ def widen_rect(rects, node, boxes, s):
     costs more than rounding a side that did not move (rounding a float32
     value gives it back).
     """
-    rects[node, 0] = f32_down(min(np.float64(rects[node, 0]), boxes[s, 0]))
-    rects[node, 1] = f32_down(min(np.float64(rects[node, 1]), boxes[s, 1]))
-    rects[node, 2] = f32_up(max(np.float64(rects[node, 2]), boxes[s, 2]))
-    rects[node, 3] = f32_up(max(np.float64(rects[node, 3]), boxes[s, 3]))
+    rects[node, XMIN] = f32_down(min(np.float64(rects[node, XMIN]), boxes[s, XMIN]))
+    rects[node, YMIN] = f32_down(min(np.float64(rects[node, YMIN]), boxes[s, YMIN]))
+    rects[node, XMAX] = f32_up(max(np.float64(rects[node, XMAX]), boxes[s, XMAX]))
+    rects[node, YMAX] = f32_up(max(np.float64(rects[node, YMAX]), boxes[s, YMAX]))
 
 
 @njit
 def set_empty(rects, node):
-    rects[node, 0] = np.inf
-    rects[node, 1] = np.inf
-    rects[node, 2] = -np.inf
-    rects[node, 3] = -np.inf
+    rects[node, XMIN] = np.inf
+    rects[node, YMIN] = np.inf
+    rects[node, XMAX] = -np.inf
+    rects[node, YMAX] = -np.inf

@@ -91,7 +91,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import BroadPhase, register
-from ..core.boxes import row_overlaps, rows_overlap
+from ..core.boxes import XMAX, XMIN, YMAX, YMIN, row_overlaps, rows_overlap
 from ..core.freelist import USED, fl_erase_block, fl_grow, fl_take
 from ..core.jit import njit
 from ..core.params import check_int
@@ -100,7 +100,10 @@ from .quad_nodes import (BR, BRANCH, COUNT, FIRST, MAX_DEPTH_LIMIT, ROW_COUNT, R
                          QuadNodes, cell_frame, cell_rects, centre_cell, merge_limit, morton_order, node_rows, quadrant)
 from .slot_lists import grown_slots, scan_slot_list, unlink_slot
 
-__all__ = ["LooseQuadtree"]
+__all__ = [
+    "LooseQuadtree", "place", "push", "split", "split_separates", "unlink", "remove", "query",
+    "pairs", "gather", "area", "cleanup", "merge",
+]
 
 
 # ==========================================================================
@@ -338,8 +341,8 @@ def gather(tree, boxes, node, other, slots_out, boxes_out):
     while it != -1:
         if other == -1 or rows_overlap(boxes, it, rects, other):
             slots_out[m] = it
-            boxes_out[m, 0], boxes_out[m, 1], boxes_out[m, 2], boxes_out[m, 3] = \
-                boxes[it, 0], boxes[it, 1], boxes[it, 2], boxes[it, 3]
+            boxes_out[m, XMIN], boxes_out[m, YMIN], boxes_out[m, XMAX], boxes_out[m, YMAX] = \
+                boxes[it, XMIN], boxes[it, YMIN], boxes[it, XMAX], boxes[it, YMAX]
             m += 1
         it = enext[it]
     return m
@@ -348,7 +351,7 @@ def gather(tree, boxes, node, other, slots_out, boxes_out):
 @njit(inline="always")
 def area(rects, node):
     """Area of a node's bounds in float64 (inf for bounds beyond the float32 range, never NaN)."""
-    return (np.float64(rects[node, 2]) - rects[node, 0]) * (np.float64(rects[node, 3]) - rects[node, 1])
+    return (np.float64(rects[node, XMAX]) - rects[node, XMIN]) * (np.float64(rects[node, YMAX]) - rects[node, YMIN])
 
 
 # ==========================================================================
@@ -548,7 +551,7 @@ class LooseQuadtree(QuadNodes, BroadPhase):
         out = np.empty(self._query_hint, dtype=np.int64)
         while True:
             m, self.last_query_nodes, self.last_query_tests = query(
-                self.tree, self.elements.boxes, q[0], q[1], q[2], q[3], stack, out)
+                self.tree, self.elements.boxes, q[XMIN], q[YMIN], q[XMAX], q[YMAX], stack, out)
             if m <= len(out):
                 return out[:m].copy()
             self._query_hint = 2 * m
@@ -606,7 +609,7 @@ class LooseQuadtree(QuadNodes, BroadPhase):
     def regions(self):
         """The loose bounds of every non-empty node (depth 0 = root); the world when the tree is empty."""
         t = self.node_table()
-        keep = t["bounds"][:, 0] <= t["bounds"][:, 2]
+        keep = t["bounds"][:, XMIN] <= t["bounds"][:, XMAX]
         if not keep.any():
             return self.world.reshape(1, 4).copy(), np.zeros(1, dtype=np.int64)
         big = np.finfo(np.float64).max
@@ -646,7 +649,7 @@ class LooseQuadtree(QuadNodes, BroadPhase):
             if count == BRANCH:
                 first = int(self.nodes[node, FIRST])
                 kids = [want[first + j] for j in range(4)]
-                u = [min(k[0] for k in kids), min(k[1] for k in kids), max(k[2] for k in kids), max(k[3] for k in kids)]
+                u = [min(k[XMIN] for k in kids), min(k[YMIN] for k in kids), max(k[XMAX] for k in kids), max(k[YMAX] for k in kids)]
                 counts = [int(self.nodes[first + j, COUNT]) for j in range(4)]
                 if exact:
                     assert BRANCH in counts or sum(counts) > self.merge_limit, \
@@ -667,10 +670,10 @@ class LooseQuadtree(QuadNodes, BroadPhase):
                     cx, cy = self.centre_cell(boxes[s])
                     assert lx <= cx < lx + size and ly <= cy < ly + size, f"slot {s} is not in its centre's leaf"
                     b = boxes[s]  # numpy float64 values: f32_down of a Python float rounds wrongly as plain Python
-                    u = [min(u[0], float(f32_down(b[0]))), min(u[1], float(f32_down(b[1]))),
-                         max(u[2], float(f32_up(b[2]))), max(u[3], float(f32_up(b[3])))]
-            if u[0] <= u[2]:
-                assert r[0] <= u[0] and r[1] <= u[1] and r[2] >= u[2] and r[3] >= u[3], \
+                    u = [min(u[XMIN], float(f32_down(b[XMIN]))), min(u[YMIN], float(f32_down(b[YMIN]))),
+                         max(u[XMAX], float(f32_up(b[XMAX]))), max(u[YMAX], float(f32_up(b[YMAX])))]
+            if u[XMIN] <= u[XMAX]:
+                assert r[XMIN] <= u[XMIN] and r[YMIN] <= u[YMIN] and r[XMAX] >= u[XMAX] and r[YMAX] >= u[YMAX], \
                     f"node {node}: bounds {r.tolist()} do not cover its contents {u}"
             if exact:
                 assert r.tolist() == u, f"node {node}: bounds {r.tolist()} are not exactly {u} (stale growth)"

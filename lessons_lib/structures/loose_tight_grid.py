@@ -22,12 +22,15 @@ array            shape, dtype       meaning
                                     (:mod:`~lessons_lib.structures.loose_bounds`);
                                     ``[inf, inf, -inf, -inf]`` when empty
 ``lreg``         (L, 4) int32       the tight range ``(tc0, tr0, tc1, tr1)`` the loose
-                                    cell is registered in (``-1`` row: nowhere)
+                                    cell is registered in (``-1`` row: nowhere);
+                                    columns ``TC0, TR0, TC1, TR1``
 ``enext``        (slots,) int32     next slot of the same loose cell (-1 ends it)
 ``thead``        (T,) int32         first node of each tight cell's list (-1: empty)
 ``tnxt, tcell``  (p,) int32         the tight lists' node pool of
                                     :mod:`~lessons_lib.structures.grid_cells` (``elem`` =
                                     a loose cell), with ``tstate = [USED, FREE]``
+``olist``        (2,) int32         the oversize list: first slot (-1: empty), length;
+                                    linked through ``enext`` like a loose cell
 *pairs layout*                      (:meth:`LooseTightGrid.lay_out`, kept between calls)
 ``px0 .. py1``   (slots,) float64   the boxes copied cell after cell (structure of
                                     arrays): *near* elements first, giants at the end
@@ -79,7 +82,7 @@ The steps
   move to another loose cell also relinks the slot; the old cell keeps its
   rectangle until the next cleanup, unless it empties); cells whose
   rectangle now reaches new tight cells are re-registered after the pass
-  (:func:`relist_cells` for the cells noted in it, or :func:`register_all`
+  (:func:`_relist_cells` for the cells noted in it, or :func:`_register_all`
   when most elements moved).
 * query (:func:`query_core`), pairs (:func:`lay_out_cells`, :func:`pairs_core`).
 * cleanup (:func:`settle_cells`): one pass over the loose cells makes every
@@ -113,6 +116,30 @@ element is one int32 in the index plus its place in the pairs layout (both
 sized by the element table's capacity), and only the tight lists' pool grows
 (doubling) when loose cells reach into new tight cells.
 
+The budget: boxes that would make their loose cell reach too far
+-----------------------------------------------------------------
+An element costs one slot whatever its size, but a giant widens its loose
+cell's rectangle, and the cell is listed in every tight cell the rectangle
+covers: with an explicit ``cell_size=0.5`` in the 800 x 600 world, one
+world-sized box put its cell in 480,000 tight lists (about 4 MB). So a box
+whose loose cell would have to reach more than ``max_box_cells`` tight cells
+(default 65,536, the other grids' budget) goes on an **oversize list** of
+its own, as the uniform grid's oversize boxes and the point grid's giants
+do. "Would have to reach" is measured by :func:`square_cells`: the square
+of tight cells, centred on the tight cell of the box's loose cell, that
+holds the tight cells the box covers. A property of the box alone (the grid
+fixed), so an element's list never depends on its neighbours; and since
+every element of a loose cell has such a square around the same centre, a
+loose cell is registered in at most ``max_box_cells`` tight cells, whatever
+its elements (at most ``8 * max_box_cells`` bytes of tight nodes per loose
+cell in use). When the whole tight grid is within the budget (the default
+sizes), no box is ever checked. The oversize list is linked through
+``enext`` (no memory of its own beyond ``olist``); a query scans it, ``pairs``
+lays its elements out with the giants (each is paired like a giant: with the
+near elements it reaches and the other giants), an update moves a box
+between the cells and the list when it crosses the budget, and ``remove``,
+``clear`` and ``cleanup`` treat it like a loose cell.
+
 References
 ----------
 The quadtree answer set on Stack Overflow [SO-quadtree],
@@ -135,14 +162,20 @@ from .grid_cells import (FREE, USED, XMAX, XMIN, YMAX, YMIN, cell_counts, cell_o
                          grown_pool, new_lists, pool_full, pool_push, pool_unlink)
 from .loose_bounds import EMPTY_RECT, f32_down, f32_up, grow_rect, set_empty, widen_rect
 from .slot_lists import grown_slots, scan_slot_list, unlink_slot
-from .uniform_grid import DEFAULT_MAX_CELLS, FixedGrid, cell_size_for, typical_box_size
+from .uniform_grid import DEFAULT_MAX_BOX_CELLS, DEFAULT_MAX_CELLS, FixedGrid, cell_size_for, typical_box_size
 
-__all__ = ["LooseTightGrid", "DEFAULT_TIGHT_FACTOR", "LOOSE_CELL_FACTOR", "is_near", "pairs_core"]
+__all__ = [
+    "LooseTightGrid", "DEFAULT_TIGHT_FACTOR", "LOOSE_CELL_FACTOR", "TC0", "TR0", "TC1", "TR1", "refit",
+    "register_cell", "square_cells", "over_budget", "insert_slots", "remove_slots", "move_slots", "build_cells",
+    "query_core", "is_near", "lay_out_cells", "settle_cells", "pairs_core",
+]
 
 #: Loose cells per tight cell along each axis, by default.
 DEFAULT_TIGHT_FACTOR = 2
 #: ``from_boxes`` makes loose cells this many times the typical box size (see :meth:`LooseTightGrid.from_boxes`).
 LOOSE_CELL_FACTOR = 4.0
+#: Columns of ``lreg``: the tight range ``(first column, first row, last column, last row)`` of a loose cell.
+TC0, TR0, TC1, TR1 = 0, 1, 2, 3
 
 
 # ==========================================================================
@@ -160,7 +193,7 @@ def refit(loose, boxes, c):
 
 
 @njit(inline="always")
-def tight_range(lrect, tgeom, c):
+def _tight_range(lrect, tgeom, c):
     """The tight cells ``(tc0, tr0, tc1, tr1)`` loose cell ``c``'s rectangle covers; ``-1`` four times when empty."""
     if lrect[c, XMIN] <= lrect[c, XMAX]:
         return cell_span(tgeom, lrect[c, XMIN], lrect[c, YMIN], lrect[c, XMAX], lrect[c, YMAX])
@@ -168,13 +201,13 @@ def tight_range(lrect, tgeom, c):
 
 
 @njit(inline="always")
-def same_range(lreg, c, a0, a1, a2, a3):
+def _same_range(lreg, c, a0, a1, a2, a3):
     """Is loose cell ``c`` registered in exactly the tight range ``(a0, a1, a2, a3)``?"""
-    return (a0 == lreg[c, 0]) & (a1 == lreg[c, 1]) & (a2 == lreg[c, 2]) & (a3 == lreg[c, 3])
+    return (a0 == lreg[c, TC0]) & (a1 == lreg[c, TR0]) & (a2 == lreg[c, TC1]) & (a3 == lreg[c, TR1])
 
 
 @njit
-def relist_cell(lreg, tight, tgeom, c, a0, a1, a2, a3):
+def _relist_cell(lreg, tight, tgeom, c, a0, a1, a2, a3):
     """Register loose cell ``c`` in the tight range ``(a0, a1, a2, a3)`` instead of ``lreg[c]``; returns ``(tnxt, tcell)``.
 
     A range that only grew (a rectangle growing) is pushed on the new tight
@@ -184,8 +217,8 @@ def relist_cell(lreg, tight, tgeom, c, a0, a1, a2, a3):
     may be new ones.
     """
     thead, tnxt, tcell, tstate = tight
-    tcols = tgeom[3]
-    b0, b1, b2, b3 = lreg[c, 0], lreg[c, 1], lreg[c, 2], lreg[c, 3]
+    _, _, _, tcols, _ = tgeom
+    b0, b1, b2, b3 = lreg[c, TC0], lreg[c, TR0], lreg[c, TC1], lreg[c, TR1]
     grew = b0 != -1 and a0 != -1 and a0 <= b0 and a1 <= b1 and b2 <= a2 and b3 <= a3
     if not grew:
         if b0 != -1:
@@ -193,7 +226,7 @@ def relist_cell(lreg, tight, tgeom, c, a0, a1, a2, a3):
                 for tc in range(b0, b2 + 1):
                     pool_unlink(thead, tnxt, tcell, tstate, tr * tcols + tc, c)
         b0, b1, b2, b3 = 0, 0, -1, -1  # nothing kept: every cell of the new range is pushed
-    lreg[c, 0], lreg[c, 1], lreg[c, 2], lreg[c, 3] = a0, a1, a2, a3
+    lreg[c, TC0], lreg[c, TR0], lreg[c, TC1], lreg[c, TR1] = a0, a1, a2, a3
     if a0 != -1:
         for tr in range(a1, a3 + 1):
             for tc in range(a0, a2 + 1):
@@ -210,23 +243,109 @@ def register_cell(lrect, lreg, tight, tgeom, c):
     """Make loose cell ``c``'s registration match its rectangle's tight range; returns ``(tnxt, tcell)``.
 
     For one cell at a time (insert, remove). The per-frame kernels take the
-    same two steps apart: :func:`tight_range` and :func:`same_range` inline
-    in their loop, :func:`relist_cell` for the few changed cells after it
-    (:func:`relist_cells`, :func:`settle_cells`).
+    same two steps apart: :func:`_tight_range` and :func:`_same_range` inline
+    in their loop, :func:`_relist_cell` for the few changed cells after it
+    (:func:`_relist_cells`, :func:`settle_cells`).
     """
-    a0, a1, a2, a3 = tight_range(lrect, tgeom, c)
-    if same_range(lreg, c, a0, a1, a2, a3):
-        return tight[1], tight[2]
-    return relist_cell(lreg, tight, tgeom, c, a0, a1, a2, a3)
+    thead, tnxt, tcell, tstate = tight
+    a0, a1, a2, a3 = _tight_range(lrect, tgeom, c)
+    if _same_range(lreg, c, a0, a1, a2, a3):
+        return tnxt, tcell
+    return _relist_cell(lreg, tight, tgeom, c, a0, a1, a2, a3)
 
 
 @njit(inline="always")
-def push_slot(loose, c, s):
+def _push_slot(loose, c, s):
     """Put slot ``s`` at the front of loose cell ``c``'s list."""
     lhead, lcount, lrect, lreg, enext = loose
     enext[s] = lhead[c]
     lhead[c] = s
     lcount[c] += 1
+
+
+# ==========================================================================
+# The budget: boxes that would make their loose cell reach too many tight cells
+# ==========================================================================
+#: Relative slack of :func:`over_budget`'s quick test: far more than float32 rounding moves a coordinate.
+_SLACK = 2.0 ** -20
+
+
+@njit
+def square_cells(geom, tgeom, tight_factor, rect, k, c):
+    """Tight cells in the square around loose cell ``c`` that holds the tight range of ``rect[k]``.
+
+    The square is centred on the tight cell holding loose cell ``c``, with
+    ``d`` cells on every side, ``d`` the farthest the range reaches from that
+    cell, clipped to the tight grid. Every element of cell ``c`` has such a
+    square around the same centre, so the cell's rectangle (the union of its
+    elements' boxes) lies within the largest of them: if no element's square
+    exceeds the budget, neither does the cell's registration.
+    """
+    _, _, _, cols, _ = geom
+    _, _, _, tcols, trows = tgeom
+    row = c // cols
+    cc, cr = (c - row * cols) // tight_factor, row // tight_factor
+    a0, a1, a2, a3 = _tight_range(rect, tgeom, k)
+    d = max(cc - a0, a2 - cc, cr - a1, a3 - cr)
+    return (min(cc + d, tcols - 1) - max(cc - d, 0) + 1) * (min(cr + d, trows - 1) - max(cr - d, 0) + 1)
+
+
+@njit
+def over_budget(geom, tgeom, tight_factor, budget, boxes, rows, flags):
+    """Which boxes ``boxes[rows[k]]`` go on the oversize list: ``flags[k]`` (bool); returns how many do.
+
+    A box is oversize when its :func:`square_cells` (its own box rounded
+    outwards to float32, as its loose cell's rectangle would be) exceeds
+    ``budget`` tight cells. A quick test first: a box narrower than about
+    ``sqrt(budget) / 2`` tight cells on both axes (with a margin for
+    rounding, in float32 too when numba is off) cannot be oversize, so the
+    per-frame path of small moving elements costs a few operations each.
+    """
+    ox, oy, _, _, _ = geom
+    _, _, tinv, _, _ = tgeom
+    dmin = 0.5 * (math.sqrt(budget) - 1.0)  # a square of more than `budget` cells reaches beyond this
+    widest = 0.0
+    for k in range(rows.shape[0]):  # first a branch-free pass: usually no box is anywhere near
+        s = rows[k]
+        b0, b1, b2, b3 = boxes[s, XMIN], boxes[s, YMIN], boxes[s, XMAX], boxes[s, YMAX]
+        widest = max(widest, b2 - b0 + _SLACK * (abs(b0) + abs(b2) + abs(ox)),
+                     b3 - b1 + _SLACK * (abs(b1) + abs(b3) + abs(oy)))
+    if widest * tinv + 4.0 <= dmin:
+        return 0
+    scratch = np.empty((1, 4), dtype=np.float32)
+    n = 0
+    for k in range(rows.shape[0]):
+        s = rows[k]
+        b0, b1, b2, b3 = boxes[s, XMIN], boxes[s, YMIN], boxes[s, XMAX], boxes[s, YMAX]
+        wx = (b2 - b0 + _SLACK * (abs(b0) + abs(b2) + abs(ox))) * tinv
+        wy = (b3 - b1 + _SLACK * (abs(b1) + abs(b3) + abs(oy))) * tinv
+        big = False
+        if max(wx, wy) + 4.0 > dmin:  # wide enough to matter: the exact count
+            set_empty(scratch, 0)
+            grow_rect(scratch, 0, boxes, s)
+            big = square_cells(geom, tgeom, tight_factor, scratch, 0, cell_of_centre(geom, boxes, s)) > budget
+        flags[k] = big
+        n += big
+    return n
+
+
+@njit
+def _lay_out_list(head, enext, boxes, layout, g):
+    """Copy the slots of the list from ``head`` to the back of the pairs layout, as giants; returns the giants now.
+
+    The oversize list's elements are paired as giants are (against the near
+    elements they reach, and among the giants by the sweep).
+    """
+    start, px0, py0, px1, py1, ps, srect = layout
+    top = px0.shape[0] - 1
+    s = head
+    while s != -1:
+        w = top - g
+        px0[w], py0[w], px1[w], py1[w] = boxes[s, XMIN], boxes[s, YMIN], boxes[s, XMAX], boxes[s, YMAX]
+        ps[w] = s
+        g += 1
+        s = enext[s]
+    return g
 
 
 # ==========================================================================
@@ -240,7 +359,7 @@ def insert_slots(loose, tight, geom, tgeom, boxes, slots):
     for k in range(slots.shape[0]):
         s = slots[k]
         c = cell_of_centre(geom, boxes, s)
-        push_slot(loose, c, s)
+        _push_slot(loose, c, s)
         grow_rect(lrect, c, boxes, s)
         tnxt, tcell = register_cell(lrect, lreg, (thead, tnxt, tcell, tstate), tgeom, c)
     return tnxt, tcell
@@ -265,25 +384,25 @@ def remove_slots(loose, tight, geom, tgeom, boxes, slots, old):
 
 
 @njit
-def relist_cells(lrect, lreg, tight, tgeom, cells, k):
+def _relist_cells(lrect, lreg, tight, tgeom, cells, k):
     """Register each of ``cells[:k]`` (repeats allowed) where its rectangle reaches; returns ``(tnxt, tcell)``."""
     thead, tnxt, tcell, tstate = tight
     for i in range(k):
         c = cells[i]
-        a0, a1, a2, a3 = tight_range(lrect, tgeom, c)
-        if not same_range(lreg, c, a0, a1, a2, a3):
-            tnxt, tcell = relist_cell(lreg, (thead, tnxt, tcell, tstate), tgeom, c, a0, a1, a2, a3)
+        a0, a1, a2, a3 = _tight_range(lrect, tgeom, c)
+        if not _same_range(lreg, c, a0, a1, a2, a3):
+            tnxt, tcell = _relist_cell(lreg, (thead, tnxt, tcell, tstate), tgeom, c, a0, a1, a2, a3)
     return tnxt, tcell
 
 
 @njit
-def register_all(lrect, lreg, tight, tgeom):
+def _register_all(lrect, lreg, tight, tgeom):
     """Register every loose cell where its rectangle reaches; returns ``(tnxt, tcell)``."""
     thead, tnxt, tcell, tstate = tight
     for c in range(lrect.shape[0]):
-        a0, a1, a2, a3 = tight_range(lrect, tgeom, c)
-        if not same_range(lreg, c, a0, a1, a2, a3):
-            tnxt, tcell = relist_cell(lreg, (thead, tnxt, tcell, tstate), tgeom, c, a0, a1, a2, a3)
+        a0, a1, a2, a3 = _tight_range(lrect, tgeom, c)
+        if not _same_range(lreg, c, a0, a1, a2, a3):
+            tnxt, tcell = _relist_cell(lreg, (thead, tnxt, tcell, tstate), tgeom, c, a0, a1, a2, a3)
     return tnxt, tcell
 
 
@@ -302,12 +421,12 @@ def move_slots(loose, tight, geom, tgeom, boxes, slots, old):
        the box (without branches,
        :func:`~lessons_lib.structures.loose_bounds.widen_rect`);
     2. registrations: each cell whose rectangle now reaches other tight cells
-       (or that emptied) goes through :func:`relist_cell` (a range that only
+       (or that emptied) goes through :func:`_relist_cell` (a range that only
        grew is pushed on its new tight cells alone). When few elements move,
-       pass 1 notes those cells as it goes (:func:`relist_cells`); when they
+       pass 1 notes those cells as it goes (:func:`_relist_cells`); when they
        are at least half as many as the loose cells (a frame of a
        simulation), checking every loose cell once afterwards
-       (:func:`register_all`) is cheaper than checking after every element.
+       (:func:`_register_all`) is cheaper than checking after every element.
 
     Stale rectangles are made exact again by the next cleanup
     (:func:`settle_cells`). ``changed``: the elements that changed loose cell.
@@ -329,16 +448,16 @@ def move_slots(loose, tight, geom, tgeom, boxes, slots, old):
                 if not every_cell:
                     noted[k_noted] = c_old
                     k_noted += 1
-            push_slot(loose, c, s)
+            _push_slot(loose, c, s)
         widen_rect(lrect, c, boxes, s)
         if not every_cell:
-            a0, a1, a2, a3 = tight_range(lrect, tgeom, c)
-            if not same_range(lreg, c, a0, a1, a2, a3):
+            a0, a1, a2, a3 = _tight_range(lrect, tgeom, c)
+            if not _same_range(lreg, c, a0, a1, a2, a3):
                 noted[k_noted] = c
                 k_noted += 1
     if every_cell:
-        return register_all(lrect, lreg, tight, tgeom) + (changed,)
-    return relist_cells(lrect, lreg, tight, tgeom, noted, k_noted) + (changed,)
+        return _register_all(lrect, lreg, tight, tgeom) + (changed,)
+    return _relist_cells(lrect, lreg, tight, tgeom, noted, k_noted) + (changed,)
 
 
 @njit
@@ -346,7 +465,7 @@ def build_cells(loose, geom, boxes, slots):
     """Bulk load, first half: the lists, in slot order (:func:`settle_cells` does the rest)."""
     for k in range(slots.shape[0] - 1, -1, -1):
         s = slots[k]
-        push_slot(loose, cell_of_centre(geom, boxes, s), s)
+        _push_slot(loose, cell_of_centre(geom, boxes, s), s)
 
 
 @njit
@@ -360,16 +479,17 @@ def query_core(loose, tight, tgeom, boxes, q, out):
     thead, tnxt, tcell, tstate = tight
     q0, q1, q2, q3 = q[XMIN], q[YMIN], q[XMAX], q[YMAX]
     qc0, qr0, qc1, qr1 = cell_span(tgeom, q0, q1, q2, q3)
+    _, _, _, tcols, _ = tgeom
     m = 0
     cells = 0
     tested = 0
     for tr in range(qr0, qr1 + 1):
         for tc in range(qc0, qc1 + 1):
-            node = thead[tr * tgeom[3] + tc]
+            node = thead[tr * tcols + tc]
             while node != -1:
                 c = tcell[node]
                 node = tnxt[node]
-                if max(lreg[c, 0], qc0) != tc or max(lreg[c, 1], qr0) != tr:
+                if max(lreg[c, TC0], qc0) != tc or max(lreg[c, TR0], qr0) != tr:
                     continue  # handled in its reference tight cell
                 if not row_overlaps(lrect, c, q0, q1, q2, q3):
                     continue
@@ -422,8 +542,9 @@ def _lay_out_cell(lhead, enext, boxes, geom, size, px0, py0, px1, py1, ps, c, m,
 @njit(inline="always")
 def _set_rounded(rects, c, r):
     """``rects[c]`` = the float64 rectangle ``r`` rounded outwards to float32 (inverted stays inverted)."""
-    if r[0] <= r[2]:
-        rects[c, 0], rects[c, 1], rects[c, 2], rects[c, 3] = f32_down(r[0]), f32_down(r[1]), f32_up(r[2]), f32_up(r[3])
+    if r[XMIN] <= r[XMAX]:
+        rects[c, XMIN], rects[c, YMIN] = f32_down(r[XMIN]), f32_down(r[YMIN])
+        rects[c, XMAX], rects[c, YMAX] = f32_up(r[XMAX]), f32_up(r[YMAX])
     else:
         set_empty(rects, c)
 
@@ -471,7 +592,7 @@ def settle_cells(loose, tight, geom, tgeom, boxes, size, layout):
     lhead, lcount, lrect, lreg, enext = loose
     thead, tnxt, tcell, tstate = tight
     start, px0, py0, px1, py1, ps, srect = layout
-    tcols = tgeom[3]
+    _, _, _, tcols, _ = tgeom
     m = 0
     g = 0
     nodes = 0
@@ -480,8 +601,8 @@ def settle_cells(loose, tight, geom, tgeom, boxes, size, layout):
         m, g, whole, near = _lay_out_cell(lhead, enext, boxes, geom, size, px0, py0, px1, py1, ps, c, m, g)
         _set_rounded(srect, c, near)
         _set_rounded(lrect, c, whole)
-        a0, a1, a2, a3 = tight_range(lrect, tgeom, c)
-        lreg[c, 0], lreg[c, 1], lreg[c, 2], lreg[c, 3] = a0, a1, a2, a3
+        a0, a1, a2, a3 = _tight_range(lrect, tgeom, c)
+        lreg[c, TC0], lreg[c, TR0], lreg[c, TC1], lreg[c, TR1] = a0, a1, a2, a3
         if a0 != -1:
             nodes += (a2 - a0 + 1) * (a3 - a1 + 1)
     start[lhead.shape[0]] = m
@@ -490,10 +611,10 @@ def settle_cells(loose, tight, geom, tgeom, boxes, size, layout):
     thead[:] = -1
     node = 0
     for c in range(lhead.shape[0]):
-        if lreg[c, 0] == -1:
+        if lreg[c, TC0] == -1:
             continue  # empty: registered nowhere
-        for tr in range(lreg[c, 1], lreg[c, 3] + 1):
-            for tc in range(lreg[c, 0], lreg[c, 2] + 1):
+        for tr in range(lreg[c, TR0], lreg[c, TR1] + 1):
+            for tc in range(lreg[c, TC0], lreg[c, TC1] + 1):
                 tnxt[node] = thead[tr * tcols + tc]
                 tcell[node] = c
                 thead[tr * tcols + tc] = node
@@ -549,12 +670,12 @@ def _cross_runs(a0, a1, b0, b1, ra, rb, px0, py0, px1, py1, ps, ia, ib, out, m):
     across a cell border only a few elements on each side come close.
     Returns ``(m, tests)``.
     """
-    if b0 == b1 or not overlaps(ra[0], ra[1], ra[2], ra[3], rb[0], rb[1], rb[2], rb[3]):
+    if b0 == b1 or not overlaps(ra[XMIN], ra[YMIN], ra[XMAX], ra[YMAX], rb[XMIN], rb[YMIN], rb[XMAX], rb[YMAX]):
         return m, 0
-    ka = _reaching(a0, a1, rb[0], rb[1], rb[2], rb[3], px0, py0, px1, py1, ia)
+    ka = _reaching(a0, a1, rb[XMIN], rb[YMIN], rb[XMAX], rb[YMAX], px0, py0, px1, py1, ia)
     if ka == 0:
         return m, 0
-    kb = _reaching(b0, b1, ra[0], ra[1], ra[2], ra[3], px0, py0, px1, py1, ib)
+    kb = _reaching(b0, b1, ra[XMIN], ra[YMIN], ra[XMAX], ra[YMAX], px0, py0, px1, py1, ib)
     if kb == 0:
         return m, 0
     full = m + ka * kb > out.shape[0]
@@ -593,17 +714,17 @@ def _near_span(lo, hi, origin, inv, n):
 
 @njit(inline="always")
 def _rect(srect, a):
-    return srect[a, 0], srect[a, 1], srect[a, 2], srect[a, 3]
+    return srect[a, XMIN], srect[a, YMIN], srect[a, XMAX], srect[a, YMAX]
 
 
 @njit(inline="always")
 def _rect_meets(srect, a, x0, y0, x1, y1):
     """Does the near rectangle of cell ``a`` meet the box ``[x0, y0, x1, y1]``?"""
-    return overlaps(srect[a, 0], srect[a, 1], srect[a, 2], srect[a, 3], x0, y0, x1, y1)
+    return overlaps(srect[a, XMIN], srect[a, YMIN], srect[a, XMAX], srect[a, YMAX], x0, y0, x1, y1)
 
 
 @njit
-def sort_by_partner(out, t0, t1, hw, cnt, tmp):
+def _sort_by_partner(out, t0, t1, hw, cnt, tmp):
     """Stable counting sort of the rows ``t0 .. t1 - 1`` of ``out`` by column 1 (a slot below ``hw``).
 
     The giant rows ``(giant, near element)`` come out giant by giant, each
@@ -679,8 +800,8 @@ def pairs_core(layout, g0, geom, sweep, scratch, out, marks):
                 b0, b1 = a + cols - (c > 0), a + cols + (c + 1 < cols)
                 x0, y0, x1, y1 = _rect(srect, b0)
                 for b in range(b0 + 1, b1 + 1):
-                    x0, y0 = min(x0, srect[b, 0]), min(y0, srect[b, 1])
-                    x1, y1 = max(x1, srect[b, 2]), max(y1, srect[b, 3])
+                    x0, y0 = min(x0, srect[b, XMIN]), min(y0, srect[b, YMIN])
+                    x1, y1 = max(x1, srect[b, XMAX]), max(y1, srect[b, YMAX])
                 m, t = _cross_runs(a0, a1, start[b0], start[b1 + 1], _rect(srect, a), (x0, y0, x1, y1),
                                    px0, py0, px1, py1, ps, ia, ib, out, m)
                 tests += t
@@ -738,6 +859,12 @@ class LooseTightGrid(FixedGrid):
         Loose cells per tight cell along each axis (1 .. 64). Default 2.
     max_cells : int
         Refuse (``ValueError``) loose grids with more cells than this.
+    max_box_cells : int
+        The budget of tight cells per box (>= 1, default 65,536, as the other
+        grids): a box whose loose cell would have to reach more tight cells
+        (:func:`square_cells`) is kept on the *oversize list* instead
+        (:meth:`oversize`), so no loose cell is listed in more than
+        ``max_box_cells`` tight cells, whatever the cell size.
 
     Attributes
     ----------
@@ -753,8 +880,8 @@ class LooseTightGrid(FixedGrid):
     Raises
     ------
     ValueError
-        A bad world, cell size (also below about 5.6e-309), ``tight_factor``
-        or ``max_cells``.
+        A bad world, cell size (also below about 5.6e-309), ``tight_factor``,
+        ``max_cells`` or ``max_box_cells``.
 
     Notes
     -----
@@ -764,12 +891,14 @@ class LooseTightGrid(FixedGrid):
 
     Insert O(1) (plus a re-registration when a rectangle reaches a new tight
     cell); remove O(elements of the loose cell); query O(tight cells covered
-    + loose cells listed there + their elements); pairs O(loose cells +
-    tests), plus an O(n) layout when the elements changed since the last one.
-    Memory: 60 bytes per loose cell, 4 per tight cell, 8 per tight list node,
-    40 per element slot (4 of index, 36 of pairs layout), plus the shared
-    element table (41 bytes per slot). The double grid is the one of the
-    quadtree answer set [SO-quadtree].
+    + loose cells listed there + their elements + oversize boxes); pairs
+    O(loose cells + tests), plus an O(n) layout when the elements changed
+    since the last one; each oversize box is paired like a giant, O(loose
+    cells it reaches + their near elements). Memory: 60 bytes per loose cell,
+    4 per tight cell, 8 per tight list node (at most ``max_box_cells`` nodes
+    per loose cell), 40 per element slot (4 of index, 36 of pairs layout),
+    plus the shared element table (41 bytes per slot). The double grid is
+    the one of the quadtree answer set [SO-quadtree].
 
     Examples
     --------
@@ -784,9 +913,10 @@ class LooseTightGrid(FixedGrid):
     """
 
     def __init__(self, *, world=None, cell_size=None, tight_factor: int = DEFAULT_TIGHT_FACTOR,
-                 max_cells: int = DEFAULT_MAX_CELLS):
+                 max_cells: int = DEFAULT_MAX_CELLS, max_box_cells: int = DEFAULT_MAX_BOX_CELLS):
         super().__init__(world=world, cell_size=cell_size, max_cells=max_cells)
         self.tight_factor = check_int("tight_factor", tight_factor, 1, 64)
+        self.max_box_cells = check_int("max_box_cells", max_box_cells, 1)
         self.tcols = math.ceil(self.cols / self.tight_factor)
         self.trows = math.ceil(self.rows / self.tight_factor)
         ox, oy, inv = self.geom[:3]
@@ -799,6 +929,10 @@ class LooseTightGrid(FixedGrid):
         self.lreg = np.full((L, 4), -1, dtype=np.int32)
         self.enext = np.full(16, -1, dtype=np.int32)
         self.thead, self.tnxt, self.tcell, self.tstate = new_lists(self.trows * self.tcols, max(16, L // 2))
+        #: The oversize list ``[first slot (-1: empty), length]``, linked through ``enext`` like a loose cell.
+        self.olist = np.array([-1, 0], dtype=np.int32)
+        #: Can any box exceed the budget? Not when the whole tight grid is within it (then nothing is checked).
+        self._budgeted = self.trows * self.tcols > self.max_box_cells
         self._query_hint = 64  # room a query's output starts with (made per call: threads never share it)
         self._layout_lock = RebuildLock()  # the lazy layout of pairs() runs once, whatever the threads reading
         # The layout pairs() reads (see lay_out): near elements in cell order, then the giants.
@@ -851,23 +985,64 @@ class LooseTightGrid(FixedGrid):
         """``(start, px0, py0, px1, py1, ps, srect)``: the pairs layout, as the kernels take it."""
         return self.start, self.px0, self.py0, self.px1, self.py1, self.ps, self.srect
 
+    # -- the oversize list (see max_box_cells) ------------------------------
+    def _oversize_flags(self, boxes, rows):
+        """Which boxes ``boxes[rows]`` are over the budget: ``(k,)`` bool, or ``None`` when none is."""
+        if not self._budgeted:
+            return None
+        flags = np.zeros(len(rows), dtype=np.bool_)
+        n = over_budget(self.geom, self.tgeom, self.tight_factor, self.max_box_cells, boxes,
+                        np.asarray(rows, dtype=np.int64), flags)
+        return flags if n else None
+
+    def _push_oversize(self, slots):
+        """Put ``slots`` on the oversize list, the last one first (the list then runs in their order)."""
+        for s in np.asarray(slots).tolist()[::-1]:
+            self.enext[s] = self.olist[0]
+            self.olist[0] = s
+            self.olist[1] += 1
+
+    def _unlink_oversize(self, slots):
+        for s in np.asarray(slots).tolist():
+            if unlink_slot(self.olist, 0, self.enext, s) != 1:  # pragma: no cover
+                raise RuntimeError(f"slot {s} was not found on the oversize list")
+            self.olist[1] -= 1
+
+    def oversize(self) -> np.ndarray:
+        """Ids on the oversize list (boxes over the ``max_box_cells`` budget), sorted: ``(k,)`` int64."""
+        out, s = [], int(self.olist[0])
+        while s != -1:
+            out.append(s)
+            s = int(self.enext[s])
+        return np.sort(self.elements.ids[np.array(out, dtype=np.int64)])
+
     # -- hooks: each calls one step ---------------------------------------
     def _insert(self, slot, box):
         self.enext = grown_slots(self.enext, self.elements.capacity)
         self._laid_out = False
-        self.tnxt, self.tcell = insert_slots(self.loose, self.tight, self.geom, self.tgeom, self.elements.boxes,
-                                             np.array([slot], dtype=np.int64))
+        one = np.array([slot], dtype=np.int64)
+        if self._oversize_flags(self.elements.boxes, one) is not None:
+            self._push_oversize(one)
+            return
+        self.tnxt, self.tcell = insert_slots(self.loose, self.tight, self.geom, self.tgeom, self.elements.boxes, one)
 
     def _build(self, slots):
         """Bulk load: the lists in one pass, then a cleanup (exact rectangles, registrations, layout)."""
         if len(slots) == 0:
             return
         self.enext = grown_slots(self.enext, self.elements.capacity)
+        big = self._oversize_flags(self.elements.boxes, slots)
+        if big is not None:
+            self._push_oversize(slots[big])
+            slots = slots[~big]
         build_cells(self.loose, self.geom, self.elements.boxes, slots)
         self._cleanup()
 
     def _remove(self, slot, box):
         self._laid_out = False
+        if self._oversize_flags(box.reshape(1, 4), np.zeros(1, dtype=np.int64)) is not None:
+            self._unlink_oversize([slot])
+            return
         if remove_slots(self.loose, self.tight, self.geom, self.tgeom, self.elements.boxes,
                         np.array([slot], dtype=np.int64), box.reshape(1, 4)) != 1:  # pragma: no cover
             raise RuntimeError(f"slot {slot} was not found in its loose cell")
@@ -876,16 +1051,51 @@ class LooseTightGrid(FixedGrid):
         self._update_many(np.array([slot], dtype=np.int64), old.reshape(1, 4), new.reshape(1, 4))
 
     def _update_many(self, slots, old, new):
-        """Bulk move: one kernel over all slots; only elements that change loose cell are relinked."""
+        """Bulk move: one kernel over all slots; only elements that change loose cell are relinked.
+
+        Elements whose box crosses the budget move between the cells and the
+        oversize list: those going on the list first leave their loose cells
+        (with their old boxes back in the table meanwhile, so that the refit of
+        their cell never sees the new, oversize box), those leaving it are
+        inserted in their cells last.
+        """
         self._laid_out = False
-        self.tnxt, self.tcell, self.last_changed_cells = move_slots(
-            self.loose, self.tight, self.geom, self.tgeom, self.elements.boxes, slots, old)
+        rows = np.arange(len(slots), dtype=np.int64) if self._budgeted else None
+        now = None if rows is None else self._oversize_flags(new, rows)
+        if now is None and self.olist[1] == 0:  # every box stays in cells: the per-frame path
+            self.tnxt, self.tcell, self.last_changed_cells = move_slots(
+                self.loose, self.tight, self.geom, self.tgeom, self.elements.boxes, slots, old)
+            return
+        was = self._oversize_flags(old, rows)
+        now = np.zeros(len(slots), dtype=np.bool_) if now is None else now
+        was = np.zeros(len(slots), dtype=np.bool_) if was is None else was
+        into, out, stay = ~was & now, was & ~now, ~was & ~now
+        boxes = self.elements.boxes
+        kept = boxes[slots[into]].copy()
+        boxes[slots[into]] = old[into]
+        try:
+            self.last_changed_cells = 0
+            if stay.any():
+                self.tnxt, self.tcell, self.last_changed_cells = move_slots(
+                    self.loose, self.tight, self.geom, self.tgeom, boxes, slots[stay], old[stay])
+            if into.any():
+                remove_slots(self.loose, self.tight, self.geom, self.tgeom, boxes, slots[into], old[into])
+        finally:
+            boxes[slots[into]] = kept
+        self._push_oversize(slots[into])
+        if out.any():
+            self._unlink_oversize(slots[out])
+            self.tnxt, self.tcell = insert_slots(self.loose, self.tight, self.geom, self.tgeom, boxes, slots[out])
 
     def _query(self, box):
         out = np.empty(self._query_hint, dtype=np.int64)  # per call: queries in several threads never share it
         while True:
             m, self.last_query_cells, self.last_query_tests = query_core(
                 self.loose, self.tight, self.tgeom, self.elements.boxes, box, out)
+            if self.olist[0] != -1:  # the oversize list, box by box
+                m, tested = scan_slot_list(self.olist[0], self.enext, self.elements.boxes, box[XMIN], box[YMIN],
+                                           box[XMAX], box[YMAX], out, m)
+                self.last_query_tests += tested
             if m <= len(out):
                 return out[:m].copy()
             self._query_hint = 2 * m
@@ -898,8 +1108,8 @@ class LooseTightGrid(FixedGrid):
         the bulk load, ``cleanup`` and the first ``pairs`` after any change.
         """
         self._fit_layout()
-        self._sort_giants(int(lay_out_cells(self.lhead, self.enext, self.elements.boxes, self.geom, self.cell_size,
-                                            self.layout)))
+        g = lay_out_cells(self.lhead, self.enext, self.elements.boxes, self.geom, self.cell_size, self.layout)
+        self._sort_giants(int(_lay_out_list(self.olist[0], self.enext, self.elements.boxes, self.layout, g)))
 
     def _fit_layout(self):
         """Size the layout arrays to the element table's capacity."""
@@ -928,7 +1138,7 @@ class LooseTightGrid(FixedGrid):
 
         Returns int32 slot pairs (half the bytes of int64 to write;
         :func:`~lessons_lib.core.pair_order.canonical_pairs` takes them as they
-        are), the giants' rows sorted by partner (:func:`sort_by_partner`).
+        are), the giants' rows sorted by partner (:func:`_sort_by_partner`).
         Scratch arrays are made per call (not in ``memory_bytes``).
         """
         if not self._laid_out:  # once, under a lock: several threads may find it stale at once
@@ -948,7 +1158,7 @@ class LooseTightGrid(FixedGrid):
         t0, t1 = int(marks[0]), int(marks[1])  # the rows of giants against near elements
         if t1 - t0 > 1:
             hw = self.elements.high_water
-            sort_by_partner(out, t0, t1, hw, np.zeros(hw + 1, dtype=np.int32), np.empty((t1 - t0, 2), dtype=np.int32))
+            _sort_by_partner(out, t0, t1, hw, np.zeros(hw + 1, dtype=np.int32), np.empty((t1 - t0, 2), dtype=np.int32))
         self.last_pair_tests = int(tests)
         self._pair_hint = max(1024, m + m // 8 + 64)
         return out[:m]
@@ -958,7 +1168,7 @@ class LooseTightGrid(FixedGrid):
         self._fit_layout()
         g, self.tnxt, self.tcell = settle_cells(self.loose, self.tight, self.geom, self.tgeom, self.elements.boxes,
                                                 self.cell_size, self.layout)
-        self._sort_giants(int(g))
+        self._sort_giants(int(_lay_out_list(self.olist[0], self.enext, self.elements.boxes, self.layout, g)))
 
     def _clear(self):
         self.lhead.fill(-1)
@@ -967,12 +1177,13 @@ class LooseTightGrid(FixedGrid):
         self.lreg.fill(-1)
         self.enext.fill(-1)
         self.thead.fill(-1)
-        self.tstate[0], self.tstate[1] = 0, -1
+        self.tstate[USED], self.tstate[FREE] = 0, -1
+        self.olist[0], self.olist[1] = -1, 0
         self._laid_out = False
 
     # -- memory, drawing, inspection -----------------------------------
     def _nbytes(self):
-        return sum(a.nbytes for a in self.loose + self.tight + self.layout)
+        return sum(a.nbytes for a in self.loose + self.tight + self.layout) + self.olist.nbytes
 
     def loose_cells(self) -> dict[str, np.ndarray]:
         """The non-empty loose cells: ``index``, ``count``, ``cell`` (their grid square) and ``bounds`` (float64)."""
@@ -1002,6 +1213,120 @@ class LooseTightGrid(FixedGrid):
             out.append(int(self.tcell[node]))
             node = int(self.tnxt[node])
         return out
+
+    def check_invariants(self, *, exact: bool = False) -> None:
+        """Raise ``AssertionError`` unless the arrays agree with the stored boxes.
+
+        Checks: every live slot is on exactly one list, the oversize list when
+        its box is over the ``max_box_cells`` budget and the loose cell of its
+        centre otherwise; the counts match the lists; each loose rectangle
+        covers its elements' boxes (an empty one is inverted); each non-empty
+        loose cell is registered in its rectangle's tight range and in no more
+        than ``max_box_cells`` tight cells; each tight cell lists exactly the
+        loose cells registered in it, once; the tight pool accounts for every
+        node handed out; when the pairs layout is current, it holds each live
+        slot once with its present box (near ones in their cell's run, inside
+        their cell's near rectangle; the giants and the oversize list after
+        them, sorted for the sweep). With ``exact=True`` (after a cleanup or a
+        bulk load) each rectangle *equals* the union of its elements' boxes
+        rounded outwards ("stale growth" otherwise) and each registration its
+        rectangle's tight range. O(cells + elements + tight list nodes), in
+        plain Python: for tests.
+        """
+        boxes = self.elements.boxes
+        live = set(self.elements.live_slots().tolist())
+        seen: set[int] = set()
+
+        def walk(s):
+            out = []
+            while s != -1:
+                assert s in live and s not in seen, f"slot {s} is dead or on two lists"
+                seen.add(s)
+                out.append(s)
+                s = int(self.enext[s])
+            return out
+
+        big = walk(int(self.olist[0]))
+        assert len(big) == int(self.olist[1]), \
+            f"the oversize list holds {len(big)} slots, its count says {self.olist[1]}"
+        flags = self._oversize_flags(boxes, np.array(big, dtype=np.int64))
+        assert not big or (flags is not None and flags.all()), "a box within the budget is on the oversize list"
+        for c in np.flatnonzero((self.lhead != -1) | (self.lcount != 0) | (self.lreg[:, TC0] != -1)).tolist():
+            elems = walk(int(self.lhead[c]))
+            assert len(elems) == int(self.lcount[c]), f"loose cell {c}: count {self.lcount[c]}, list {len(elems)}"
+            assert all(int(cell_of_centre(self.geom, boxes, s)) == c for s in elems), \
+                f"loose cell {c} holds an element whose centre lies elsewhere"
+            assert self._oversize_flags(boxes, np.array(elems, dtype=np.int64)) is None, \
+                f"loose cell {c} holds a box over the budget"
+            r = self.lrect[c].astype(np.float64)
+            if not elems:
+                assert r[XMIN] > r[XMAX] and self.lreg[c].tolist() == [-1, -1, -1, -1], f"empty loose cell {c} is listed"
+                continue
+            b = boxes[elems]
+            assert (r[:2] <= b[:, :2]).all() and (r[2:] >= b[:, 2:]).all(), f"loose cell {c}'s rectangle misses a box"
+            if exact:
+                u = [f32_down(np.float64(b[:, XMIN].min())), f32_down(np.float64(b[:, YMIN].min())),
+                     f32_up(np.float64(b[:, XMAX].max())), f32_up(np.float64(b[:, YMAX].max()))]
+                assert r.tolist() == [float(v) for v in u], \
+                    f"loose cell {c}: rectangle {r.tolist()} is not exactly its elements' union (stale growth)"
+            g0, g1, g2, g3 = self.lreg[c].tolist()
+            a0, a1, a2, a3 = (int(v) for v in _tight_range(self.lrect, self.tgeom, c))
+            assert g0 <= a0 and g1 <= a1 and a2 <= g2 and a3 <= g3, f"loose cell {c} misses part of its tight range"
+            assert not exact or [g0, g1, g2, g3] == [a0, a1, a2, a3], \
+                f"loose cell {c}: registration {[g0, g1, g2, g3]} is not its tight range {[a0, a1, a2, a3]}"
+            assert not self._budgeted or (g2 - g0 + 1) * (g3 - g1 + 1) <= self.max_box_cells, \
+                f"loose cell {c} is registered in more than max_box_cells={self.max_box_cells} tight cells"
+        assert seen == live, "a live slot is on no list"
+        listed = 0
+        for t in np.flatnonzero(self.thead != -1).tolist():
+            tr, tc = divmod(t, self.tcols)
+            cells = self.listed_in(tc, tr)
+            listed += len(cells)
+            assert len(set(cells)) == len(cells), f"tight cell ({tc}, {tr}) lists a loose cell twice"
+            for c in cells:
+                g0, g1, g2, g3 = self.lreg[c].tolist()
+                assert g0 <= tc <= g2 and g1 <= tr <= g3, f"tight cell ({tc}, {tr}) lists loose cell {c} out of range"
+        reg = self.lreg[self.lreg[:, TC0] >= 0].astype(np.int64)
+        assert listed == int(((reg[:, TC1] - reg[:, TC0] + 1) * (reg[:, TR1] - reg[:, TR0] + 1)).sum()), \
+            "a loose cell is missing from a tight cell of its registration"
+        free, node = 0, int(self.tstate[FREE])
+        while node != -1:
+            free += 1
+            node = int(self.tnxt[node])
+            assert free <= len(self.tnxt), "cycle in the tight pool's free list"
+        assert listed + free == int(self.tstate[USED]) <= len(self.tnxt), "tight list nodes leaked"
+        if self._laid_out:
+            self._check_layout(live, set(big))
+
+    def _check_layout(self, live: set, big: set) -> None:
+        """The pairs layout of :meth:`lay_out` against the stored boxes (see :meth:`check_invariants`)."""
+        L, n, g0 = self.rows * self.cols, len(self.px0), self.g0
+        start = self.start.astype(np.int64)
+        assert start[0] == 0 and (np.diff(start) >= 0).all() and start[L] <= g0 <= n, "bad run offsets"
+        near, giants = self.ps[:start[L]].tolist(), self.ps[g0:].tolist()
+        assert sorted(near + giants) == sorted(live), "the pairs layout does not hold each live slot once"
+        assert (np.diff((self.py0 if self._sweep_y else self.px0)[g0:]) >= 0).all(), "giants are not sorted"
+        copied = np.column_stack([self.px0, self.py0, self.px1, self.py1])
+        slots = self.ps.astype(np.int64)
+        for lo, hi in ((0, start[L]), (g0, n)):
+            assert np.array_equal(copied[lo:hi], self.elements.boxes[slots[lo:hi]]), "stale boxes in the pairs layout"
+        ox, oy, inv, cols, rows = self.geom
+        runs = np.diff(start)
+        assert (self.srect[runs == 0, XMIN] > self.srect[runs == 0, XMAX]).all(), \
+            "a cell without near elements has a near rectangle"
+        for c in np.flatnonzero(runs).tolist():
+            r = self.srect[c].astype(np.float64)
+            for k in range(start[c], start[c + 1]):
+                b = copied[k]
+                assert int(cell_of_centre(self.geom, copied, k)) == c, f"slot {slots[k]} is in the wrong run"
+                assert is_near(*b, c, cols, ox, oy, self.cell_size), f"slot {slots[k]} is stored as near but is not"
+                assert (r[:2] <= b[:2]).all() and (b[2:] <= r[2:]).all(), \
+                    f"near rectangle of cell {c} misses slot {slots[k]}"
+        for k in range(g0, n):
+            if int(slots[k]) not in big:
+                c = int(cell_of_centre(self.geom, copied, k))
+                assert not is_near(*copied[k], c, cols, ox, oy, self.cell_size), \
+                    f"slot {slots[k]} is stored as a giant but is near"
 
     def __repr__(self):
         return (f"LooseTightGrid(n={len(self)}, world={self.world.tolist()}, cell_size={self.cell_size:g}, "

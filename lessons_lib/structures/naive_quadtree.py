@@ -76,6 +76,7 @@ import numpy as np
 from ..base import BroadPhase, register
 from ..core.params import check_int
 from ..geometry import as_box
+from ..core.boxes import XMAX, XMIN, YMAX, YMIN
 from .quad_nodes import MAX_DEPTH_LIMIT, SquareWorldFromBoxes, merge_limit
 
 __all__ = ["Node", "NaiveQuadtree", "child_rects"]
@@ -103,7 +104,7 @@ def child_rects(rect) -> list[tuple[float, float, float, float]]:
 
 def _touches(a, b) -> bool:
     """Closed rectangles ``a`` and ``b`` intersect (touching counts)."""
-    return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
+    return a[XMIN] <= b[XMAX] and b[XMIN] <= a[XMAX] and a[YMIN] <= b[YMAX] and b[YMIN] <= a[YMAX]
 
 
 class Node:
@@ -196,8 +197,8 @@ class NaiveQuadtree(SquareWorldFromBoxes, BroadPhase):
         """``box`` clamped to the root's rectangle (so an outside box reaches the border leaves)."""
         x0, y0, x1, y1 = self.root.rect
         b = [float(v) for v in box]
-        return (min(max(b[0], x0), x1), min(max(b[1], y0), y1),
-                min(max(b[2], x0), x1), min(max(b[3], y0), y1))
+        return (min(max(b[XMIN], x0), x1), min(max(b[YMIN], y0), y1),
+                min(max(b[XMAX], x0), x1), min(max(b[YMAX], y0), y1))
 
     def leaves_touching(self, box) -> list[Node]:
         """The leaves a query for the closed ``box`` visits, depth first.
@@ -250,7 +251,7 @@ class NaiveQuadtree(SquareWorldFromBoxes, BroadPhase):
         entries together. One pass over the leaf's elements (vectorised for a large leaf).
         """
         e, rect = node.elements, node.rect
-        mx, my = 0.5 * rect[0] + 0.5 * rect[2], 0.5 * rect[1] + 0.5 * rect[3]
+        mx, my = 0.5 * rect[XMIN] + 0.5 * rect[XMAX], 0.5 * rect[YMIN] + 0.5 * rect[YMAX]
         x0, y0, x1, y1 = self.root.rect
         n = len(e)
         if n <= 32:  # the usual case (a leaf just over capacity): plain Python beats numpy's set-up
@@ -259,11 +260,11 @@ class NaiveQuadtree(SquareWorldFromBoxes, BroadPhase):
             seen, whole = set(), [0, 0, 0, 0]
             for s in e:
                 b = boxes[s].tolist()
-                c = (max(min(max(b[0], x0), x1), rect[0]), max(min(max(b[1], y0), y1), rect[1]),
-                     min(min(max(b[2], x0), x1), rect[2]), min(min(max(b[3], y0), y1), rect[3]))
+                c = (max(min(max(b[XMIN], x0), x1), rect[XMIN]), max(min(max(b[YMIN], y0), y1), rect[YMIN]),
+                     min(min(max(b[XMAX], x0), x1), rect[XMAX]), min(min(max(b[YMAX], y0), y1), rect[YMAX]))
                 seen.add(c)
                 covering += c == rect
-                left, right, low, high = c[0] <= mx, c[2] >= mx, c[1] <= my, c[3] >= my
+                left, right, low, high = c[XMIN] <= mx, c[XMAX] >= mx, c[YMIN] <= my, c[YMAX] >= my
                 copies += (left + right) * (low + high)
                 whole[0] += left and high
                 whole[1] += right and high
@@ -274,13 +275,14 @@ class NaiveQuadtree(SquareWorldFromBoxes, BroadPhase):
         b = self.elements.boxes[np.array(e, dtype=np.int64)]
         lo = np.maximum(np.clip(b[:, :2], (x0, y0), (x1, y1)), rect[:2])
         hi = np.minimum(np.clip(b[:, 2:], (x0, y0), (x1, y1)), rect[2:])
-        c = np.hstack([lo, hi])
-        covering = int((c == rect).all(axis=1).sum())
-        left, right, low, high = c[:, 0] <= mx, c[:, 2] >= mx, c[:, 1] <= my, c[:, 3] >= my
+        clipped = np.hstack([lo, hi])
+        covering = int((clipped == rect).all(axis=1).sum())
+        left, right = clipped[:, XMIN] <= mx, clipped[:, XMAX] >= mx
+        low, high = clipped[:, YMIN] <= my, clipped[:, YMAX] >= my
         copies = int(((left.astype(np.int64) + right) * (low.astype(np.int64) + high)).sum())
         holding_all = sum(bool(h.all()) for h in (left & high, right & high, left & low, right & low))
         return (2 * covering < n and copies <= 2 * n + self.capacity and holding_all <= 1
-                and bool((c != c[0]).any()))
+                and bool((clipped != clipped[0]).any()))
 
     def _split(self, node: Node) -> None:
         """Turn a full leaf into a branch with four children and push its elements down.

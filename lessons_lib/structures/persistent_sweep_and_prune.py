@@ -57,7 +57,9 @@ from .sweep_and_prune import (MIN_END, SortedEndpoints, choose_sweep_axis, find_
                               lower_bound, move_endpoint, refresh_keys)
 
 __all__ = ["PersistentSweepAndPrune", "PairSet", "EMPTY", "pair_key", "pair_key_hash", "add_meeting_pairs",
-           "remove_pairs", "drop_separated", "walk_keeping_pairs"]
+           "remove_pairs", "drop_separated", "walk_keeping_pairs",
+    "pairset_add", "pairset_remove_at", "pairset_remove", "pairset_rehash", "pairset_rows",
+]
 
 #: An empty entry of the pair table.
 EMPTY = -1
@@ -202,7 +204,7 @@ def drop_separated(table, boxes):
     return removed
 
 
-def table_size(room: int) -> int:
+def _table_size(room: int) -> int:
     """The smallest power-of-two table (at least ``MIN_TABLE``) that holds ``room`` pairs at most half full."""
     size = MIN_TABLE
     while size < 2 * room:
@@ -222,7 +224,7 @@ class PairSet:
     """
 
     def __init__(self, room: int = 0):
-        self.table = np.full(table_size(room), EMPTY, dtype=np.int64)
+        self.table = np.full(_table_size(room), EMPTY, dtype=np.int64)
         self.count = 0
 
     def __len__(self) -> int:
@@ -232,12 +234,12 @@ class PairSet:
         """Room for ``room`` more pairs at most half full (growing to at least double)."""
         need = self.count + int(room)
         if 2 * need > len(self.table):
-            self._rehash(max(2 * len(self.table), table_size(need)))
+            self._rehash(max(2 * len(self.table), _table_size(need)))
 
     def shrink(self) -> None:
         """A smaller table when this one is less than 1/8 full (then at most 1/4 full): memory stays bounded."""
         if len(self.table) > MIN_TABLE and 8 * self.count < len(self.table):
-            self._rehash(table_size(2 * self.count))
+            self._rehash(_table_size(2 * self.count))
 
     def _rehash(self, size: int) -> None:
         table = np.full(size, EMPTY, dtype=np.int64)

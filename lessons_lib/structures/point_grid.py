@@ -76,7 +76,10 @@ from .grid_cells import XMAX, XMIN, YMAX, YMIN, cell_counts, cell_of_centre, cel
 from .slot_lists import grown_slots, scan_slot_list, unlink_slot
 from .uniform_grid import DEFAULT_MAX_CELLS, FixedGrid, cells_across
 
-__all__ = ["PointGrid", "half_sizes"]
+__all__ = [
+    "PointGrid", "half_sizes", "insert_slots", "remove_slot", "move_slots", "query_core",
+    "query_many_core", "pairs_of_agents", "giant_pairs",
+]
 
 _EPS = sys.float_info.epsilon
 
@@ -84,22 +87,22 @@ _EPS = sys.float_info.epsilon
 def half_sizes(boxes) -> np.ndarray:
     """Half-size ``max(width, height) / 2`` of each box: ``(n,)`` float64 (from halves: never overflows)."""
     b = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
-    return np.maximum(0.5 * b[:, 2] - 0.5 * b[:, 0], 0.5 * b[:, 3] - 0.5 * b[:, 1])
+    return np.maximum(0.5 * b[:, XMAX] - 0.5 * b[:, XMIN], 0.5 * b[:, YMAX] - 0.5 * b[:, YMIN])
 
 
 # --------------------------------------------------------------------------
 # The steps (lists = (head, enext): the last head is the giants' list)
 # --------------------------------------------------------------------------
 @njit(inline="always")
-def half_size_of(boxes, s):
+def _half_size_of(boxes, s):
     """``max(width, height) / 2`` of ``boxes[s]``, from halves (never overflows)."""
     return max(0.5 * boxes[s, XMAX] - 0.5 * boxes[s, XMIN], 0.5 * boxes[s, YMAX] - 0.5 * boxes[s, YMIN])
 
 
 @njit(inline="always")
-def list_of(geom, boxes, s, giant_limit):
+def _list_of(geom, boxes, s, giant_limit):
     """The list of ``boxes[s]``: its centre's cell, or the giants' list (``rows * cols``) above ``giant_limit``."""
-    if half_size_of(boxes, s) > giant_limit:
+    if _half_size_of(boxes, s) > giant_limit:
         return geom[3] * geom[4]
     return cell_of_centre(geom, boxes, s)
 
@@ -114,11 +117,11 @@ def insert_slots(lists, geom, boxes, slots, giant_limit):
     largest = 0.0
     for k in range(slots.shape[0] - 1, -1, -1):
         s = slots[k]
-        c = list_of(geom, boxes, s, giant_limit)
+        c = _list_of(geom, boxes, s, giant_limit)
         enext[s] = head[c]
         head[c] = s
         if c < head.shape[0] - 1:
-            largest = max(largest, half_size_of(boxes, s))
+            largest = max(largest, _half_size_of(boxes, s))
     return largest
 
 
@@ -126,7 +129,7 @@ def insert_slots(lists, geom, boxes, slots, giant_limit):
 def remove_slot(lists, geom, boxes, slot, giant_limit):
     """Remove: unlink ``slot`` from the list of its box ``boxes[slot]``; returns 1 if found."""
     head, enext = lists
-    return unlink_slot(head, list_of(geom, boxes, slot, giant_limit), enext, slot)
+    return unlink_slot(head, _list_of(geom, boxes, slot, giant_limit), enext, slot)
 
 
 @njit
@@ -140,10 +143,10 @@ def move_slots(lists, geom, boxes, slots, old, giant_limit):
     largest = 0.0
     for k in range(slots.shape[0]):
         s = slots[k]
-        a = list_of(geom, old, k, giant_limit)
-        b = list_of(geom, boxes, s, giant_limit)
+        a = _list_of(geom, old, k, giant_limit)
+        b = _list_of(geom, boxes, s, giant_limit)
         if b < head.shape[0] - 1:
-            largest = max(largest, half_size_of(boxes, s))
+            largest = max(largest, _half_size_of(boxes, s))
         if a == b:
             continue
         unlink_slot(head, a, enext, s)
@@ -154,7 +157,7 @@ def move_slots(lists, geom, boxes, slots, old, giant_limit):
 
 
 @njit(inline="always")
-def grown_span(geom, q0, q1, q2, q3, h):
+def _grown_span(geom, q0, q1, q2, q3, h):
     """Cell range of the box ``q`` grown by ``h`` on every side (clamped)."""
     return cell_span(geom, q0 - h, q1 - h, q2 + h, q3 + h)
 
@@ -168,7 +171,7 @@ def query_core(lists, geom, boxes, q, h, out):
     """
     head, enext = lists
     ox, oy, inv, cols, rows = geom
-    c0, r0, c1, r1 = grown_span(geom, q[XMIN], q[YMIN], q[XMAX], q[YMAX], h)
+    c0, r0, c1, r1 = _grown_span(geom, q[XMIN], q[YMIN], q[XMAX], q[YMAX], h)
     m = 0
     tested = 0
     for r in range(r0, r1 + 1):
@@ -203,7 +206,7 @@ def query_many_core(lists, geom, boxes, qb, h, out):
     ox, oy, inv, cols, rows = geom
     m = 0
     for k in range(qb.shape[0]):
-        c0, r0, c1, r1 = grown_span(geom, qb[k, XMIN], qb[k, YMIN], qb[k, XMAX], qb[k, YMAX], h)
+        c0, r0, c1, r1 = _grown_span(geom, qb[k, XMIN], qb[k, YMIN], qb[k, XMAX], qb[k, YMAX], h)
         for r in range(r0, r1 + 1):
             for c in range(c0, c1 + 1):
                 m = _hits_of_list(head[r * cols + c], enext, boxes, qb, k, out, m)
@@ -212,7 +215,7 @@ def query_many_core(lists, geom, boxes, qb, h, out):
 
 
 @njit(inline="always")
-def gather_points(head, enext, boxes, cell, slot, box):
+def _gather_points(head, enext, boxes, cell, slot, box):
     """Copy a cell's slots and boxes to scratch arrays; returns how many."""
     m = 0
     s = head[cell]
@@ -226,7 +229,7 @@ def gather_points(head, enext, boxes, cell, slot, box):
 
 
 @njit(inline="always")
-def meet_runs(sa, ba, ka, sb, bb, kb, same, out, m):
+def _meet_runs(sa, ba, ka, sb, bb, kb, same, out, m):
     """Test the boxes of two gathered cells against each other (``same``: one cell, each pair once)."""
     cap = out.shape[0]
     for i in range(ka):
@@ -258,8 +261,8 @@ def pairs_of_agents(lists, geom, boxes, reach, scratch, out):
             a = r * cols + c
             if head[a] == -1:
                 continue
-            ka = gather_points(head, enext, boxes, a, sa, ba)
-            m = meet_runs(sa, ba, ka, sa, ba, ka, True, out, m)
+            ka = _gather_points(head, enext, boxes, a, sa, ba)
+            m = _meet_runs(sa, ba, ka, sa, ba, ka, True, out, m)
             tests += ka * (ka - 1) // 2
             for rr in range(r, min(rows - 1, r + reach) + 1):
                 lo = c + 1 if rr == r else max(0, c - reach)
@@ -267,8 +270,8 @@ def pairs_of_agents(lists, geom, boxes, reach, scratch, out):
                     b = rr * cols + cc
                     if head[b] == -1:
                         continue
-                    kb = gather_points(head, enext, boxes, b, sb, bb)
-                    m = meet_runs(sa, ba, ka, sb, bb, kb, False, out, m)
+                    kb = _gather_points(head, enext, boxes, b, sb, bb)
+                    m = _meet_runs(sa, ba, ka, sb, bb, kb, False, out, m)
                     tests += ka * kb
     return m, tests
 
@@ -287,7 +290,7 @@ def giant_pairs(lists, geom, boxes, h, order, out, m):
     tests = 0
     g = head[rows * cols]
     while g != -1:
-        c0, r0, c1, r1 = grown_span(geom, boxes[g, XMIN], boxes[g, YMIN], boxes[g, XMAX], boxes[g, YMAX], h)
+        c0, r0, c1, r1 = _grown_span(geom, boxes[g, XMIN], boxes[g, YMIN], boxes[g, XMAX], boxes[g, YMAX], h)
         for r in range(r0, r1 + 1):
             for c in range(c0, c1 + 1):
                 s = head[r * cols + c]
@@ -422,7 +425,7 @@ class PointGrid(FixedGrid):
         if h is None or len(boxes) == 0:
             return size
         w = params["world"]
-        longest = max(cells_across(w[0], w[2], 1.0), cells_across(w[1], w[3], 1.0))
+        longest = max(cells_across(w[XMIN], w[XMAX], 1.0), cells_across(w[YMIN], w[YMAX], 1.0))
         return min(max(size, min(2 * h * (1 + 1e-6), longest)), sys.float_info.max)
 
     @property
@@ -545,7 +548,7 @@ class PointGrid(FixedGrid):
         big = max(1, int(counts.max()) if len(counts) else 1)
         scratch = (np.empty(big, np.int64), np.empty((big, 4)), np.empty(big, np.int64), np.empty((big, 4)))
         giants = np.array(self._giant_slots(), dtype=np.int64)
-        order = giants[np.argsort(self.elements.boxes[giants, 0], kind="stable")]
+        order = giants[np.argsort(self.elements.boxes[giants, XMIN], kind="stable")]
         reach, h = self.reach(), self.search_half_size()
         while True:
             out = np.empty((self._pair_hint, 2), dtype=np.int64)

@@ -50,6 +50,7 @@ import numpy as np
 from ..core.freelist import FREE_MARK, USED, fl_holes
 from ..core.jit import njit
 from ..geometry import box_extent
+from ..core.boxes import XMAX, XMIN, YMAX, YMIN
 from .curves import morton_encode
 from .grid_cells import cell_of
 
@@ -189,7 +190,7 @@ class QuadNodes(SquareWorldFromBoxes):
     def cell_range(self, box) -> tuple[int, int, int, int]:
         """Inclusive integer cell range ``(cx0, cy0, cx1, cy1)`` of a box (floor, then clamp)."""
         b = [float(v) for v in box]
-        return tuple(int(v) for v in cell_box(self._cells, b[0], b[1], b[2], b[3]))
+        return tuple(int(v) for v in cell_box(self._cells, b[XMIN], b[YMIN], b[XMAX], b[YMAX]))
 
     def check_leaf_cover(self, rows: np.ndarray, where: dict) -> None:
         """Raise ``AssertionError`` unless every slot lies in exactly the leaves its cell range overlaps, once each.
@@ -240,8 +241,8 @@ def centre_cell(cells, boxes, s):
     """Integer cell ``(cx, cy)`` of the centre of ``boxes[s]`` (halves added: no overflow)."""
     ox, oy, sx, sy, max_depth = cells
     n = 1 << max_depth
-    return (cell_of(0.5 * boxes[s, 0] + 0.5 * boxes[s, 2], ox, sx, n),
-            cell_of(0.5 * boxes[s, 1] + 0.5 * boxes[s, 3], oy, sy, n))
+    return (cell_of(0.5 * boxes[s, XMIN] + 0.5 * boxes[s, XMAX], ox, sx, n),
+            cell_of(0.5 * boxes[s, YMIN] + 0.5 * boxes[s, YMAX], oy, sy, n))
 
 
 # ==========================================================================
@@ -410,8 +411,8 @@ def cell_rects(world, max_depth: int, rows: np.ndarray) -> np.ndarray:
     size = np.left_shift(1, max_depth - rows[:, ROW_DEPTH])
     lx, ly = rows[:, ROW_LX], rows[:, ROW_LY]
     rect = np.column_stack([x0 + lx * cw, y0 + ly * ch, x0 + (lx + size) * cw, y0 + (ly + size) * ch])
-    rect[:, 2] = np.where(lx + size == n, x1, rect[:, 2])
-    rect[:, 3] = np.where(ly + size == n, y1, rect[:, 3])
+    rect[:, XMAX] = np.where(lx + size == n, x1, rect[:, XMAX])
+    rect[:, YMAX] = np.where(ly + size == n, y1, rect[:, YMAX])
     return rect
 
 
@@ -430,6 +431,6 @@ def morton_order(slots: np.ndarray, boxes: np.ndarray, cells) -> np.ndarray:
     n = 1 << max_depth
     b = boxes[slots]
     with np.errstate(over="ignore", invalid="ignore"):  # huge coordinates clamp to the border cells
-        cx = np.clip(np.floor((0.5 * b[:, 0] + 0.5 * b[:, 2] - ox) * sx), 0, n - 1).astype(np.int64)
-        cy = np.clip(np.floor((0.5 * b[:, 1] + 0.5 * b[:, 3] - oy) * sy), 0, n - 1).astype(np.int64)
+        cx = np.clip(np.floor((0.5 * b[:, XMIN] + 0.5 * b[:, XMAX] - ox) * sx), 0, n - 1).astype(np.int64)
+        cy = np.clip(np.floor((0.5 * b[:, YMIN] + 0.5 * b[:, YMAX] - oy) * sy), 0, n - 1).astype(np.int64)
     return slots[np.argsort(morton_encode(cx, cy), kind="stable")]

@@ -41,7 +41,7 @@ Operations
 ----------
 * insert: push an element node on every leaf the box's cell range overlaps. A
   leaf over ``capacity`` (above ``max_depth``) **splits** when two rules allow
-  it (:func:`split_pays`, one pass over its list):
+  it (:func:`_split_pays`, one pass over its list):
 
   - **split only if it separates**: not when its elements all have the same
     cell range inside the leaf (identical boxes, or boxes covering it): every
@@ -95,7 +95,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import BroadPhase, normalize_pairs, register
-from ..core.boxes import overlaps, row_overlaps
+from ..core.boxes import XMAX, XMIN, YMAX, YMIN, overlaps, row_overlaps
 from ..core.buffers import grow
 from ..core.freelist import HEAD, USED, fl_erase, fl_erase_block, fl_grow, fl_holes, fl_take
 from ..core.jit import njit
@@ -107,7 +107,11 @@ from .quad_nodes import (BL, BR, BRANCH, COUNT, FIRST, MAX_DEPTH_LIMIT, ROW_COUN
                          TL, TR, QuadNodes, cell_box, cell_frame, cell_rects, child_corner, leaves_overlapping,
                          merge_limit, morton_order, narrowest_node, node_rows, put, put_children, take)
 
-__all__ = ["Quadtree", "NEXT", "ELEMENT", "TL", "TR", "BL", "BR", "BRANCH"]
+__all__ = [
+    "Quadtree", "NEXT", "ELEMENT", "TL", "TR", "BL", "BR", "BRANCH", "insert", "split", "remove",
+    "resplit", "update", "query", "leaf_pairs", "pairs", "cleanup", "merge", "insert_slot",
+    "insert_tasks", "insert_slots", "pairs_by_queries",
+]
 
 #: Why :func:`insert` stopped: done, or which array is full (the caller grows it and resumes).
 DONE, NEED_TASKS, NEED_ENODES, NEED_NODES = 0, 1, 2, 3
@@ -122,7 +126,7 @@ CHECK = -1
 
 
 @njit(inline="always")
-def quiet(e):
+def _quiet(e):
     """The element column of a task that puts ``e`` into leaves without judging them (a split's elements)."""
     return -e - 2
 
@@ -135,8 +139,8 @@ def insert(tree, cells, capacity, boxes, tasks, top):
     every leaf under this node that its cell range overlaps". A branch
     replaces its task by tasks on the children the range overlaps; a leaf
     gets an element node, and a leaf over ``capacity`` splits if the rules
-    say so (:func:`split_pays`): its elements become tasks on it, now a
-    branch, marked :func:`quiet` (routed without judging), below which one
+    say so (:func:`_split_pays`): its elements become tasks on it, now a
+    branch, marked :func:`_quiet` (routed without judging), below which one
     :data:`CHECK` task per child judges that child once it holds them all
     (one pass over its list, not one per element it receives). Before a
     task is taken, the room it needs is checked; when an array is full,
@@ -150,9 +154,9 @@ def insert(tree, cells, capacity, boxes, tasks, top):
         t = top - 1
         node, depth, lx, ly, e = take(tasks, t)
         if e == CHECK:
-            if nodes[node, COUNT] > capacity and depth < max_depth and split_pays(tree, cells, boxes, node, depth,
+            if nodes[node, COUNT] > capacity and depth < max_depth and _split_pays(tree, cells, boxes, node, depth,
                                                                                   lx, ly, capacity):
-                need = room_to_split(tree, tasks, t, node)
+                need = _room_to_split(tree, tasks, t, node)
                 if need != DONE:
                     return top, need
                 top = split(tree, node, depth, lx, ly, max_depth, tasks, t)
@@ -163,15 +167,15 @@ def insert(tree, cells, capacity, boxes, tasks, top):
         if nodes[node, COUNT] == BRANCH:
             if t + 4 > tasks.shape[0]:
                 return top, NEED_TASKS
-            cx0, cy0, cx1, cy1 = cell_box(cells, boxes[s, 0], boxes[s, 1], boxes[s, 2], boxes[s, 3])
+            cx0, cy0, cx1, cy1 = cell_box(cells, boxes[s, XMIN], boxes[s, YMIN], boxes[s, XMAX], boxes[s, YMAX])
             top = put_children(tasks, t, nodes[node, FIRST], depth, lx, ly, max_depth, cx0, cy0, cx1, cy1, e)
             continue
-        need = room_to_push(tree, tasks, t, node, depth, capacity, max_depth, e >= 0)
+        need = _room_to_push(tree, tasks, t, node, depth, capacity, max_depth, e >= 0)
         if need != DONE:
             return top, need
         top = t
         push(tree, node, s)
-        if e >= 0 and nodes[node, COUNT] > capacity and depth < max_depth and split_pays(
+        if e >= 0 and nodes[node, COUNT] > capacity and depth < max_depth and _split_pays(
                 tree, cells, boxes, node, depth, lx, ly, capacity):
             top = split(tree, node, depth, lx, ly, max_depth, tasks, top)
     return top, DONE
@@ -182,7 +186,7 @@ def split(tree, node, depth, lx, ly, max_depth, tasks, top):
     """Turn leaf ``node`` into a branch with four empty leaves; its elements become tasks on it.
 
     One :data:`CHECK` task per child goes first (popped last, in tree
-    order), then the elements' :func:`quiet` tasks: the work list routes
+    order), then the elements' :func:`_quiet` tasks: the work list routes
     them into the children, then judges each child. Returns the new ``top``.
     """
     nodes, nmeta, enodes, emeta = tree
@@ -197,7 +201,7 @@ def split(tree, node, depth, lx, ly, max_depth, tasks, top):
     it = nodes[node, FIRST]
     while it != -1:
         nxt = enodes[it, NEXT]
-        put(tasks, top, node, depth, lx, ly, quiet(enodes[it, ELEMENT]))
+        put(tasks, top, node, depth, lx, ly, _quiet(enodes[it, ELEMENT]))
         top += 1
         fl_erase(enodes, emeta, it)
         it = nxt
@@ -207,7 +211,7 @@ def split(tree, node, depth, lx, ly, max_depth, tasks, top):
 
 
 @njit
-def split_pays(tree, cells, boxes, node, depth, lx, ly, capacity):
+def _split_pays(tree, cells, boxes, node, depth, lx, ly, capacity):
     """Do the rules split the over-full leaf ``node``? One pass over its list.
 
     *Split only if it separates*: not when every element has the same cell
@@ -226,16 +230,16 @@ def split_pays(tree, cells, boxes, node, depth, lx, ly, capacity):
     size = 1 << (cells[4] - depth)
     n = nodes[node, COUNT]
     it = nodes[node, FIRST]
-    a0, a1, a2, a3 = range_in_leaf(cells, boxes, enodes[it, ELEMENT], lx, ly, size)
+    a0, a1, a2, a3 = _range_in_leaf(cells, boxes, enodes[it, ELEMENT], lx, ly, size)
     separates = False
     covering, copies = 0, 0
     in_tl, in_tr, in_bl, in_br = 0, 0, 0, 0
     half = size >> 1
     mx, my = lx + half, ly + half
     while it != -1:
-        r0, r1, r2, r3 = range_in_leaf(cells, boxes, enodes[it, ELEMENT], lx, ly, size)
+        r0, r1, r2, r3 = _range_in_leaf(cells, boxes, enodes[it, ELEMENT], lx, ly, size)
         separates = separates or r0 != a0 or r1 != a1 or r2 != a2 or r3 != a3
-        covering, copies = tally(covering, copies, lx, ly, size, r0, r1, r2, r3)
+        covering, copies = _tally(covering, copies, lx, ly, size, r0, r1, r2, r3)
         if 2 * covering >= n or copies > 2 * n + capacity:
             return False
         left, right, low, high = r0 < mx, r2 >= mx, r1 < my, r3 >= my
@@ -249,9 +253,9 @@ def split_pays(tree, cells, boxes, node, depth, lx, ly, capacity):
 
 
 @njit(inline="always")
-def tally(covering, copies, lx, ly, size, r0, r1, r2, r3):
+def _tally(covering, copies, lx, ly, size, r0, r1, r2, r3):
     """Add one element (its cell range ``r`` inside the node at ``(lx, ly)`` of ``size`` cells) to the counts
-    of :func:`split_pays`: elements covering the whole node, and children they would go into."""
+    of :func:`_split_pays`: elements covering the whole node, and children they would go into."""
     half = size >> 1
     mx, my = lx + half, ly + half
     if r0 == lx and r1 == ly and r2 == lx + size - 1 and r3 == ly + size - 1:
@@ -261,11 +265,11 @@ def tally(covering, copies, lx, ly, size, r0, r1, r2, r3):
 
 
 @njit
-def merged_stays_whole(tree, cells, boxes, first, depth, lx, ly, capacity, seen):
+def _merged_stays_whole(tree, cells, boxes, first, depth, lx, ly, capacity, seen):
     """Would the leaf made by merging the four leaves at ``first`` be one the rules keep whole?
 
     That leaf (depth ``depth``, corner ``(lx, ly)``) would hold their ``n``
-    distinct elements: yes if ``n > capacity`` and :func:`split_pays` would
+    distinct elements: yes if ``n > capacity`` and :func:`_split_pays` would
     say no to them (boxes that came to cover most of it since it split, say).
     Its split is exactly these four children, so the copies a split would make
     are their element nodes, and an element covering the whole leaf lies in
@@ -326,26 +330,26 @@ def merged_stays_whole(tree, cells, boxes, first, depth, lx, ly, capacity, seen)
     j = j_least if 2 * least >= n else (0 if nodes[first, COUNT] == n else 1 if nodes[first + 1, COUNT] == n
                                         else 2 if nodes[first + 2, COUNT] == n else 3)
     it = nodes[first + j, FIRST]
-    a0, a1, a2, a3 = range_in_leaf(cells, boxes, enodes[it, ELEMENT], lx, ly, size)
+    a0, a1, a2, a3 = _range_in_leaf(cells, boxes, enodes[it, ELEMENT], lx, ly, size)
     covering, copies = 0, 0
     separates = nodes[first + j, COUNT] < n
     while it != -1:
-        r0, r1, r2, r3 = range_in_leaf(cells, boxes, enodes[it, ELEMENT], lx, ly, size)
+        r0, r1, r2, r3 = _range_in_leaf(cells, boxes, enodes[it, ELEMENT], lx, ly, size)
         separates = separates or r0 != a0 or r1 != a1 or r2 != a2 or r3 != a3
-        covering, copies = tally(covering, copies, lx, ly, size, r0, r1, r2, r3)
+        covering, copies = _tally(covering, copies, lx, ly, size, r0, r1, r2, r3)
         it = enodes[it, NEXT]
     return 2 * covering >= n or not separates
 
 
 @njit(inline="always")
-def range_in_leaf(cells, boxes, e, lx, ly, size):
+def _range_in_leaf(cells, boxes, e, lx, ly, size):
     """The cell range of ``boxes[e]`` clipped to the node at ``(lx, ly)`` of ``size`` cells."""
-    cx0, cy0, cx1, cy1 = cell_box(cells, boxes[e, 0], boxes[e, 1], boxes[e, 2], boxes[e, 3])
+    cx0, cy0, cx1, cy1 = cell_box(cells, boxes[e, XMIN], boxes[e, YMIN], boxes[e, XMAX], boxes[e, YMAX])
     return max(cx0, lx), max(cy0, ly), min(cx1, lx + size - 1), min(cy1, ly + size - 1)
 
 
 @njit(inline="always")
-def room_to_push(tree, tasks, t, node, depth, capacity, max_depth, judged):
+def _room_to_push(tree, tasks, t, node, depth, capacity, max_depth, judged):
     """``DONE`` if there is room to push one element node on leaf ``node`` and (``judged``) split it.
 
     Else what to grow (``NEED_...``).
@@ -362,7 +366,7 @@ def room_to_push(tree, tasks, t, node, depth, capacity, max_depth, judged):
 
 
 @njit(inline="always")
-def room_to_split(tree, tasks, t, node):
+def _room_to_split(tree, tasks, t, node):
     """``DONE`` if there is room to split leaf ``node`` with the work list at ``t``, else what to grow."""
     nodes, nmeta = tree[0], tree[1]
     if nmeta[HEAD] == -1 and nmeta[USED] + 4 > nodes.shape[0]:
@@ -414,7 +418,7 @@ def resplit(tree, cells, capacity, boxes, leaves, k, tasks):
 # Update: remove, move, re-insert (skipped when the leaves stay the same)
 # ==========================================================================
 @njit
-def cells_changed(cells, boxes, slots, old):
+def _cells_changed(cells, boxes, slots, old):
     """Positions ``k`` (int64, ascending) whose cell range changed from ``old[k]`` to ``boxes[slots[k]]``.
 
     A box that keeps its cell range keeps its leaves: :func:`update` skips it
@@ -425,8 +429,8 @@ def cells_changed(cells, boxes, slots, old):
     m = 0
     for k in range(slots.shape[0]):
         s = slots[k]
-        a0, a1, a2, a3 = cell_box(cells, old[k, 0], old[k, 1], old[k, 2], old[k, 3])
-        b0, b1, b2, b3 = cell_box(cells, boxes[s, 0], boxes[s, 1], boxes[s, 2], boxes[s, 3])
+        a0, a1, a2, a3 = cell_box(cells, old[k, XMIN], old[k, YMIN], old[k, XMAX], old[k, YMAX])
+        b0, b1, b2, b3 = cell_box(cells, boxes[s, XMIN], boxes[s, YMIN], boxes[s, XMAX], boxes[s, YMAX])
         if a0 != b0 or a1 != b1 or a2 != b2 or a3 != b3:
             out[m] = k
             m += 1
@@ -434,7 +438,7 @@ def cells_changed(cells, boxes, slots, old):
 
 
 @njit(inline="always")
-def leaf_meets(max_depth, depth, lx, ly, cx0, cy0, cx1, cy1):
+def _leaf_meets(max_depth, depth, lx, ly, cx0, cy0, cx1, cy1):
     """Does the node at ``(lx, ly)``, depth ``depth``, overlap the inclusive cell range ``c``?"""
     last = (1 << (max_depth - depth)) - 1
     return lx <= cx1 and cx0 <= lx + last and ly <= cy1 and cy0 <= ly + last
@@ -444,7 +448,7 @@ def leaf_meets(max_depth, depth, lx, ly, cx0, cy0, cx1, cy1):
 def update(tree, cells, capacity, boxes, slots, old, changed, tasks):
     """Re-index ``slots[changed]``, whose boxes changed cells from ``old`` (k, 4) to ``boxes[slots]`` (written).
 
-    ``changed`` comes from :func:`cells_changed`: the other slots keep their
+    ``changed`` comes from :func:`_cells_changed`: the other slots keep their
     cells, hence their leaves. Pass 1 finds, in one descent over both cell
     ranges when they overlap (else one descent each), the leaves of the old
     and of the new box. An element whose new box lies in exactly the same
@@ -470,16 +474,16 @@ def update(tree, cells, capacity, boxes, slots, old, changed, tasks):
     for i in range(changed.shape[0]):
         k = changed[i]
         s = slots[k]
-        a0, a1, a2, a3 = cell_box(cells, old[k, 0], old[k, 1], old[k, 2], old[k, 3])
-        b0, b1, b2, b3 = cell_box(cells, boxes[s, 0], boxes[s, 1], boxes[s, 2], boxes[s, 3])
+        a0, a1, a2, a3 = cell_box(cells, old[k, XMIN], old[k, YMIN], old[k, XMAX], old[k, YMAX])
+        b0, b1, b2, b3 = cell_box(cells, boxes[s, XMIN], boxes[s, YMIN], boxes[s, XMAX], boxes[s, YMAX])
         if a0 <= b2 and b0 <= a2 and a1 <= b3 and b1 <= a3:  # one descent over both ranges
             before, kl = leaves_overlapping(nodes, max_depth, min(a0, b0), min(a1, b1), max(a2, b2), max(a3, b3),
                                             stack, before)
             same = True
             for j in range(kl):
                 node, depth, lx, ly = before[j, ROW_NODE], before[j, ROW_DEPTH], before[j, ROW_LX], before[j, ROW_LY]
-                in_a = leaf_meets(max_depth, depth, lx, ly, a0, a1, a2, a3)
-                in_b = leaf_meets(max_depth, depth, lx, ly, b0, b1, b2, b3)
+                in_a = _leaf_meets(max_depth, depth, lx, ly, a0, a1, a2, a3)
+                in_b = _leaf_meets(max_depth, depth, lx, ly, b0, b1, b2, b3)
                 if in_a != in_b or (in_a and nodes[node, COUNT] > capacity):
                     same = False
                     break
@@ -489,10 +493,10 @@ def update(tree, cells, capacity, boxes, slots, old, changed, tasks):
                 todo = grow(todo, m, m + kl)
             for j in range(kl):
                 node, depth, lx, ly = before[j, ROW_NODE], before[j, ROW_DEPTH], before[j, ROW_LX], before[j, ROW_LY]
-                if leaf_meets(max_depth, depth, lx, ly, a0, a1, a2, a3):
+                if _leaf_meets(max_depth, depth, lx, ly, a0, a1, a2, a3):
                     unlink(tree, node, s)
-                    left, nleft = keep_over_full(nodes, capacity, max_depth, before, j, left, nleft)
-                if leaf_meets(max_depth, depth, lx, ly, b0, b1, b2, b3):
+                    left, nleft = _keep_over_full(nodes, capacity, max_depth, before, j, left, nleft)
+                if _leaf_meets(max_depth, depth, lx, ly, b0, b1, b2, b3):
                     put(todo, m, node, depth, lx, ly, s)
                     m += 1
         else:
@@ -509,7 +513,7 @@ def update(tree, cells, capacity, boxes, slots, old, changed, tasks):
                 continue
             for j in range(ka):
                 unlink(tree, before[j, ROW_NODE], s)
-                left, nleft = keep_over_full(nodes, capacity, max_depth, before, j, left, nleft)
+                left, nleft = _keep_over_full(nodes, capacity, max_depth, before, j, left, nleft)
             if m + kb > todo.shape[0]:
                 todo = grow(todo, m, m + kb)
             for j in range(kb):
@@ -529,7 +533,7 @@ def update(tree, cells, capacity, boxes, slots, old, changed, tasks):
 
 
 @njit(inline="always")
-def keep_over_full(nodes, capacity, max_depth, rows, j, left, nleft):
+def _keep_over_full(nodes, capacity, max_depth, rows, j, left, nleft):
     """Append ``rows[j]`` (a leaf) to ``left[:nleft]`` if it is still over capacity above ``max_depth``."""
     if nodes[rows[j, ROW_NODE], COUNT] > capacity and rows[j, ROW_DEPTH] < max_depth:
         if nleft == left.shape[0]:
@@ -611,18 +615,18 @@ def leaf_pairs(tree, cells, boxes, stack, g, gs, gc, out):
         while it != -1:
             e = enodes[it, ELEMENT]
             gs[j] = e
-            g[j, 0], g[j, 1], g[j, 2], g[j, 3] = boxes[e, 0], boxes[e, 1], boxes[e, 2], boxes[e, 3]
-            gc[j, 0], gc[j, 1] = cell_of(boxes[e, 0], ox, sx, n), cell_of(boxes[e, 1], oy, sy, n)
+            g[j, XMIN], g[j, YMIN], g[j, XMAX], g[j, YMAX] = boxes[e, XMIN], boxes[e, YMIN], boxes[e, XMAX], boxes[e, YMAX]
+            gc[j, 0], gc[j, 1] = cell_of(boxes[e, XMIN], ox, sx, n), cell_of(boxes[e, YMIN], oy, sy, n)
             it = enodes[it, NEXT]
             j += 1
         # Both boxes overlap this leaf, so their reference cell is never beyond its far
         # edges: it lies in the leaf when it is at or above its lower-left corner.
         # Branch-free: a candidate is written, then kept only if it counts.
         for a in range(count):
-            ax0, ay0, ax1, ay1 = g[a, 0], g[a, 1], g[a, 2], g[a, 3]
+            ax0, ay0, ax1, ay1 = g[a, XMIN], g[a, YMIN], g[a, XMAX], g[a, YMAX]
             acx, acy, sa = gc[a, 0], gc[a, 1], gs[a]
             for b in range(a + 1, count):
-                hit = (overlaps(ax0, ay0, ax1, ay1, g[b, 0], g[b, 1], g[b, 2], g[b, 3])
+                hit = (overlaps(ax0, ay0, ax1, ay1, g[b, XMIN], g[b, YMIN], g[b, XMAX], g[b, YMAX])
                        & (max(acx, gc[b, 0]) >= lx) & (max(acy, gc[b, 1]) >= ly))
                 w = m if m < cap else cap - 1
                 out[w, 0] = sa
@@ -661,7 +665,7 @@ def pairs(tree, cells, boxes):
 def cleanup(tree, cells, capacity, boxes, limit, n_elements, seen):
     """Merge each branch whose four children are leaves holding at most ``limit`` element nodes together;
     and, while the tree holds more than two element nodes per element (``n_elements`` live), each whose
-    merged leaf the rules would keep whole (:func:`merged_stays_whole`).
+    merged leaf the rules would keep whole (:func:`_merged_stays_whole`).
 
     The second kind undoes splits that the elements present now would not
     have made: boxes that came to cover a region split for the small ones
@@ -707,7 +711,7 @@ def cleanup(tree, cells, capacity, boxes, limit, n_elements, seen):
             else:
                 leaves += 1
                 total += count
-        if leaves == 4 and (total <= limit or (thorough and merged_stays_whole(tree, cells, boxes, first, depth, lx,
+        if leaves == 4 and (total <= limit or (thorough and _merged_stays_whole(tree, cells, boxes, first, depth, lx,
                                                                                ly, capacity, seen))):
             merge(tree, node, seen)
             freed += 1
@@ -756,7 +760,7 @@ def insert_slot(tree, cells, capacity, boxes, slot, tasks):
 
     Returns ``(tree, tasks)``: the arrays may be grown copies.
     """
-    cx0, cy0, cx1, cy1 = cell_box(cells, boxes[slot, 0], boxes[slot, 1], boxes[slot, 2], boxes[slot, 3])
+    cx0, cy0, cx1, cy1 = cell_box(cells, boxes[slot, XMIN], boxes[slot, YMIN], boxes[slot, XMAX], boxes[slot, YMAX])
     node, depth, lx, ly = narrowest_node(tree[0], cells[4], cx0, cy0, cx1, cy1)  # the root's task, walked down
     put(tasks, 0, node, depth, lx, ly, slot)
     return insert_tasks(tree, cells, capacity, boxes, tasks, 1)
@@ -801,7 +805,7 @@ def pairs_by_queries(tree, cells, boxes, order, seen):
     m = 0
     for k in range(order.shape[0]):
         s = order[k]
-        for t in query(tree, cells, boxes, boxes[s, 0], boxes[s, 1], boxes[s, 2], boxes[s, 3], seen):
+        for t in query(tree, cells, boxes, boxes[s, XMIN], boxes[s, YMIN], boxes[s, XMAX], boxes[s, YMAX], seen):
             if t > s:
                 if m == out.shape[0]:
                     out = grow(out, m)
@@ -950,7 +954,7 @@ class Quadtree(QuadNodes, BroadPhase):
     def _remove(self, slot, box):
         stack = np.empty((3 * self.max_depth + 1, 5), dtype=np.int64)
         b = box.tolist()
-        leaves, k, found = remove(self.tree, self._cells, int(slot), b[0], b[1], b[2], b[3], stack,
+        leaves, k, found = remove(self.tree, self._cells, int(slot), b[XMIN], b[YMIN], b[XMAX], b[YMAX], stack,
                                   np.empty((16, 5), dtype=np.int64))
         if found == 0:  # pragma: no cover - a broken invariant, never expected
             raise RuntimeError(f"slot {slot} was not found in the leaves of its box {b}")
@@ -964,7 +968,7 @@ class Quadtree(QuadNodes, BroadPhase):
     def _update_many(self, slots, old, new):
         # slots (int64) and old (contiguous float64) come checked from BroadPhase.update_many / update
         boxes = self.elements.boxes
-        changed = cells_changed(self._cells, boxes, slots, old)
+        changed = _cells_changed(self._cells, boxes, slots, old)
         if len(changed) == 0:
             self.last_moved = 0
             return
@@ -974,7 +978,7 @@ class Quadtree(QuadNodes, BroadPhase):
 
     def _query(self, box):
         b = box.tolist()
-        return query(self.tree, self._cells, self.elements.boxes, b[0], b[1], b[2], b[3], self._marks())
+        return query(self.tree, self._cells, self.elements.boxes, b[XMIN], b[YMIN], b[XMAX], b[YMAX], self._marks())
 
     def _pairs(self):
         return pairs(self.tree, self._cells, self.elements.boxes)
@@ -1101,13 +1105,13 @@ class Quadtree(QuadNodes, BroadPhase):
             assert len(elems) == count, f"leaf {node}: count {count} but {len(elems)} element nodes"
             size = 1 << (self.max_depth - depth)
             if count > self.capacity and depth < self.max_depth:
-                clipped = [(max(c[0], lx), max(c[1], ly), min(c[2], lx + size - 1), min(c[3], ly + size - 1))
+                clipped = [(max(c[XMIN], lx), max(c[YMIN], ly), min(c[XMAX], lx + size - 1), min(c[YMAX], ly + size - 1))
                            for c in (self.cell_range(self.elements.boxes[s]) for s in elems)]
                 whole = (lx, ly, lx + size - 1, ly + size - 1)
                 mx, my = lx + size // 2, ly + size // 2
-                copies = sum(((c[0] < mx) + (c[2] >= mx)) * ((c[1] < my) + (c[3] >= my)) for c in clipped)
-                holding_all = sum(all(c[0] < mx if left else c[2] >= mx for c in clipped)
-                                  and all(c[1] < my if low else c[3] >= my for c in clipped)
+                copies = sum(((c[XMIN] < mx) + (c[XMAX] >= mx)) * ((c[YMIN] < my) + (c[YMAX] >= my)) for c in clipped)
+                holding_all = sum(all(c[XMIN] < mx if left else c[XMAX] >= mx for c in clipped)
+                                  and all(c[YMIN] < my if low else c[YMAX] >= my for c in clipped)
                                   for left in (True, False) for low in (True, False))
                 kept = (len(set(clipped)) == 1 or 2 * clipped.count(whole) >= count
                         or copies > 2 * count + self.capacity or holding_all >= 2)

@@ -34,13 +34,12 @@ import numpy as np
 from ..base import register
 from ..core.jit import njit
 from ..core.params import check_int, check_number
+from ..core.boxes import XMAX, XMIN, YMAX, YMIN
 from .rtree import (
     LOG_COLS,
     STAT_LOGGED,
     STAT_REINSERTED,
     RTree,
-    add_entry,
-    alloc_node,
     apply_split,
     box_area,
     children_on_unit_square,
@@ -52,9 +51,14 @@ from .rtree import (
     nodes_left,
     tree_height,
 )
-from .rtree_nodes import MAX_FAN_OUT, ROOT, entry_boxes, recompute_box, unit_boxes
+from .rtree_nodes import (BOX, CHILD, COUNT, LEVEL, MAX_FAN_OUT, META, PARENT, ROOT, add_entry, alloc_node,
+                          entry_boxes, recompute_box, unit_boxes)
 
-__all__ = ["RStarTree", "rstar_split", "LOG_COLS"]
+__all__ = [
+    "RStarTree", "rstar_split", "LOG_COLS", "choose_subtree", "overlap_area",
+    "least_overlap_enlargement", "prefix_suffix", "choose_split_axis", "choose_split_index",
+    "reinsert", "split_rstar_node", "overflow_treatment", "rstar_insert",
+]
 
 #: Columns of the insertion queue: the entry, and the level it goes to.
 QUEUE_ENTRY, QUEUE_LEVEL = 0, 1
@@ -66,8 +70,8 @@ QUEUE_ENTRY, QUEUE_LEVEL = 0, 1
 @njit
 def overlap_area(b, i, x0, y0, x1, y1):
     """Area shared by row ``i`` of ``b`` and the box ``(x0, y0, x1, y1)`` (0 when they only touch or miss)."""
-    w = min(b[i, 2], x1) - max(b[i, 0], x0)
-    h = min(b[i, 3], y1) - max(b[i, 1], y0)
+    w = min(b[i, XMAX], x1) - max(b[i, XMIN], x0)
+    h = min(b[i, YMAX], y1) - max(b[i, YMIN], y0)
     return w * h if (w > 0.0 and h > 0.0) else 0.0
 
 
@@ -80,14 +84,14 @@ def least_overlap_enlargement(src, rows, v, n, q0, q1, q2, q3):
     best, best_ov, best_en, best_a = 0, np.inf, np.inf, np.inf
     for t in range(n):
         c = rows[v, t]
-        x0, y0 = min(src[c, 0], q0), min(src[c, 1], q1)
-        x1, y1 = max(src[c, 2], q2), max(src[c, 3], q3)
+        x0, y0 = min(src[c, XMIN], q0), min(src[c, YMIN], q1)
+        x1, y1 = max(src[c, XMAX], q2), max(src[c, YMAX], q3)
         d_ov = 0.0
         for u in range(n):
             if u != t:
                 o = rows[v, u]
-                d_ov += overlap_area(src, o, x0, y0, x1, y1) - overlap_area(src, o, src[c, 0], src[c, 1], src[c, 2], src[c, 3])
-        a = box_area(src[c, 0], src[c, 1], src[c, 2], src[c, 3])
+                d_ov += overlap_area(src, o, x0, y0, x1, y1) - overlap_area(src, o, src[c, XMIN], src[c, YMIN], src[c, XMAX], src[c, YMAX])
+        a = box_area(src[c, XMIN], src[c, YMIN], src[c, XMAX], src[c, YMAX])
         en = box_area(x0, y0, x1, y1) - a
         if d_ov < best_ov or (d_ov == best_ov and (en < best_en or (en == best_en and a < best_a))):
             best, best_ov, best_en, best_a = t, d_ov, en, a
@@ -97,7 +101,7 @@ def least_overlap_enlargement(src, rows, v, n, q0, q1, q2, q3):
 @njit
 def choose_subtree(nd, e, target_level):
     """From the root, descend to the node at ``target_level`` where ``e`` costs least (R* rules)."""
-    box, level, count, child, meta = nd[0], nd[1], nd[2], nd[4], nd[5]
+    box, level, count, child, meta = nd[BOX], nd[LEVEL], nd[COUNT], nd[CHILD], nd[META]
     v = meta[ROOT]
     while level[v] > target_level:
         n = count[v]
@@ -108,9 +112,9 @@ def choose_subtree(nd, e, target_level):
             src, rows = children_on_unit_square(nd, v, e)
             row, q = 0, src[n]
         if above_target:
-            t = least_overlap_enlargement(src, rows, row, n, q[0], q[1], q[2], q[3])
+            t = least_overlap_enlargement(src, rows, row, n, q[XMIN], q[YMIN], q[XMAX], q[YMAX])
         else:
-            t = least_enlargement(src, rows, row, n, q[0], q[1], q[2], q[3])
+            t = least_enlargement(src, rows, row, n, q[XMIN], q[YMIN], q[XMAX], q[YMAX])
         v = child[v, t]
     return v
 
@@ -127,17 +131,17 @@ def prefix_suffix(b, order):
     pre[0] = b[order[0]]
     for t in range(1, k):
         i = order[t]
-        pre[t, 0] = min(pre[t - 1, 0], b[i, 0])
-        pre[t, 1] = min(pre[t - 1, 1], b[i, 1])
-        pre[t, 2] = max(pre[t - 1, 2], b[i, 2])
-        pre[t, 3] = max(pre[t - 1, 3], b[i, 3])
+        pre[t, XMIN] = min(pre[t - 1, XMIN], b[i, XMIN])
+        pre[t, YMIN] = min(pre[t - 1, YMIN], b[i, YMIN])
+        pre[t, XMAX] = max(pre[t - 1, XMAX], b[i, XMAX])
+        pre[t, YMAX] = max(pre[t - 1, YMAX], b[i, YMAX])
     suf[k - 1] = b[order[k - 1]]
     for t in range(k - 2, -1, -1):
         i = order[t]
-        suf[t, 0] = min(suf[t + 1, 0], b[i, 0])
-        suf[t, 1] = min(suf[t + 1, 1], b[i, 1])
-        suf[t, 2] = max(suf[t + 1, 2], b[i, 2])
-        suf[t, 3] = max(suf[t + 1, 3], b[i, 3])
+        suf[t, XMIN] = min(suf[t + 1, XMIN], b[i, XMIN])
+        suf[t, YMIN] = min(suf[t + 1, YMIN], b[i, YMIN])
+        suf[t, XMAX] = max(suf[t + 1, XMAX], b[i, XMAX])
+        suf[t, YMAX] = max(suf[t + 1, YMAX], b[i, YMAX])
     return pre, suf
 
 
@@ -152,7 +156,7 @@ def choose_split_axis(b, m):
             pre, suf = prefix_suffix(b, np.argsort(b[:, ax + 2 * edge], kind="mergesort"))
             for n0 in range(m, k - m + 1):
                 p, q = pre[n0 - 1], suf[n0]
-                s += 2 * ((p[2] - p[0]) + (p[3] - p[1]) + (q[2] - q[0]) + (q[3] - q[1]))
+                s += 2 * ((p[XMAX] - p[XMIN]) + (p[YMAX] - p[YMIN]) + (q[XMAX] - q[XMIN]) + (q[YMAX] - q[YMIN]))
         if s < best_margin:
             best_margin, best_axis = s, ax
     return best_axis
@@ -170,10 +174,10 @@ def choose_split_index(b, m, axis):
         pre, suf = prefix_suffix(b, order)
         for n0 in range(m, k - m + 1):
             p, q = pre[n0 - 1], suf[n0]
-            w = min(p[2], q[2]) - max(p[0], q[0])
-            h = min(p[3], q[3]) - max(p[1], q[1])
+            w = min(p[XMAX], q[XMAX]) - max(p[XMIN], q[XMIN])
+            h = min(p[YMAX], q[YMAX]) - max(p[YMIN], q[YMIN])
             ov = w * h if (w > 0 and h > 0) else 0.0
-            ar = box_area(p[0], p[1], p[2], p[3]) + box_area(q[0], q[1], q[2], q[3])
+            ar = box_area(p[XMIN], p[YMIN], p[XMAX], p[YMAX]) + box_area(q[XMIN], q[YMIN], q[XMAX], q[YMAX])
             if ov < best_ov or (ov == best_ov and ar < best_ar):
                 best_ov, best_ar, best_order, best_n0 = ov, ar, order, n0
     return best_order, best_n0
@@ -213,12 +217,12 @@ def reinsert(tr, v, p, queue, tail, rec):
     from ``v`` up to the root shrink to their exact bounds. Returns the new tail.
     """
     nd, leaf_of, eb = tr
-    level, count, parent, child = nd[1], nd[2], nd[3], nd[4]
+    level, count, parent, child = nd[LEVEL], nd[COUNT], nd[PARENT], nd[CHILD]
     k = count[v]
     u = unit_boxes(entry_boxes(nd, eb, v))
-    cx = 0.5 * u[:, 0].min() + 0.5 * u[:, 2].max()
-    cy = 0.5 * u[:, 1].min() + 0.5 * u[:, 3].max()
-    d = (0.5 * u[:, 0] + 0.5 * u[:, 2] - cx) ** 2 + (0.5 * u[:, 1] + 0.5 * u[:, 3] - cy) ** 2
+    cx = 0.5 * u[:, XMIN].min() + 0.5 * u[:, XMAX].max()
+    cy = 0.5 * u[:, YMIN].min() + 0.5 * u[:, YMAX].max()
+    d = (0.5 * u[:, XMIN] + 0.5 * u[:, XMAX] - cx) ** 2 + (0.5 * u[:, YMIN] + 0.5 * u[:, YMAX] - cy) ** 2
     order = np.argsort(d, kind="mergesort")
     ents = child[v, :k].copy()
     count[v] = 0
@@ -232,7 +236,8 @@ def reinsert(tr, v, p, queue, tail, rec):
         queue[tail, QUEUE_ENTRY] = ents[order[t]]
         queue[tail, QUEUE_LEVEL] = level[v]
         tail += 1
-    rec[1][STAT_REINSERTED] += p
+    log, stats = rec
+    stats[STAT_REINSERTED] += p
     return tail
 
 
@@ -242,7 +247,7 @@ def split_rstar_node(tr, v, m, rec):
     nd, leaf_of, eb = tr
     b = entry_boxes(nd, eb, v)
     nn = apply_split(tr, v, _rstar_groups(b, m))
-    log_split(rec, nd[1][v], v, nn, b, -1, -1)
+    log_split(rec, nd[LEVEL][v], v, nn, b, -1, -1)
     return nn
 
 
@@ -255,7 +260,7 @@ def overflow_treatment(tr, v, rule, rec, queue, tail, reinserted):
     """
     nd, leaf_of, eb = tr
     M, m, p = rule
-    level, count, parent, meta = nd[1], nd[2], nd[3], nd[5]
+    level, count, parent, meta = nd[LEVEL], nd[COUNT], nd[PARENT], nd[META]
     while count[v] > M:
         if p > 0 and v != meta[ROOT] and not (reinserted >> level[v]) & 1:
             reinserted |= 1 << level[v]
@@ -280,9 +285,9 @@ def rstar_insert(tr, entry, target_level, rule, rec, queue):
     while head < tail:
         ent, tl = queue[head, QUEUE_ENTRY], queue[head, QUEUE_LEVEL]
         head += 1
-        e = (eb[ent] if tl == 0 else nd[0][ent]).copy()
-        if nd[5][ROOT] < 0:
-            nd[5][ROOT] = alloc_node(nd, 0)
+        e = (eb[ent] if tl == 0 else nd[BOX][ent]).copy()
+        if nd[META][ROOT] < 0:
+            nd[META][ROOT] = alloc_node(nd, 0)
         v = choose_subtree(nd, e, tl)
         add_entry(nd, leaf_of, v, ent)
         enlarge_path(nd, v, e)
@@ -295,13 +300,14 @@ def rstar_insert(tr, entry, target_level, rule, rec, queue):
 @njit
 def _insert_slots(tr, slots, start, rule, rec, queue):
     """Insert ``slots[start:]``; stop early (returning the index reached) when nodes or queue run short."""
-    nd = tr[0]
-    p = rule[2]
+    nd, leaf_of, eb = tr
+    M, m, p = rule
+    log, stats = rec
     for i in range(start, slots.shape[0]):
         h = tree_height(nd)
         if nodes_left(nd) < (h + 3) * (p + 2) or queue.shape[0] < (h + 3) * (p + 1) + 1:
             return i
-        rec[1][STAT_LOGGED] = 0
+        stats[STAT_LOGGED] = 0
         rstar_insert(tr, slots[i], 0, rule, rec, queue)
     return slots.shape[0]
 

@@ -42,9 +42,16 @@ import numpy as np
 from ..base import BroadPhase, register
 from ..core.jit import njit
 from ..core.params import check_choice, check_int
+from ..core.boxes import XMAX, XMIN, YMAX, YMIN
 from .rtree_nodes import (
-    MAX_FAN_OUT,
+    BOX,
+    CHILD,
+    COUNT,
     FREED,
+    LEVEL,
+    MAX_FAN_OUT,
+    META,
+    PARENT,
     ROOT,
     USED,
     NodeArrays,
@@ -72,6 +79,11 @@ __all__ = [
     "enlargement",
     "pick_seeds_quadratic",
     "count_splits",
+    "STAT_LOGGED", "STAT_REINSERTED", "apply_split", "box_area", "children_on_unit_square",
+    "enlarge_path", "grow_root", "least_enlargement", "log_split", "needs_unit_square",
+    "nodes_left", "tree_height", "enlarged_by", "choose_leaf", "pick_next", "distribute",
+    "quadratic_seeds", "linear_seeds", "exhaustive_split", "split_groups", "split_node",
+    "adjust_tree", "guttman_insert", "condense_tree", "shorten",
 ]
 
 #: Split heuristics by name, and their kernel codes.
@@ -114,7 +126,7 @@ def enlargement(box, entry) -> float:
     """
     b = [float(v) for v in box]
     q = [float(v) for v in entry]
-    x0, y0, x1, y1 = min(b[0], q[0]), min(b[1], q[1]), max(b[2], q[2]), max(b[3], q[3])
+    x0, y0, x1, y1 = min(b[XMIN], q[XMIN]), min(b[YMIN], q[YMIN]), max(b[XMAX], q[XMAX]), max(b[YMAX], q[YMAX])
     e = fit_exponent(x0, y0, x1, y1)
     if e == 0:
         return float(enlarged_by(*b, *q))
@@ -138,8 +150,8 @@ def least_enlargement(src, rows, v, n, q0, q1, q2, q3):
     best, best_cost, best_area = 0, np.inf, np.inf
     for t in range(n):
         r = rows[v, t]
-        a = box_area(src[r, 0], src[r, 1], src[r, 2], src[r, 3])
-        cost = enlarged_by(src[r, 0], src[r, 1], src[r, 2], src[r, 3], q0, q1, q2, q3)
+        a = box_area(src[r, XMIN], src[r, YMIN], src[r, XMAX], src[r, YMAX])
+        cost = enlarged_by(src[r, XMIN], src[r, YMIN], src[r, XMAX], src[r, YMAX], q0, q1, q2, q3)
         if cost < best_cost or (cost == best_cost and a < best_area):
             best, best_cost, best_area = t, cost, a
     return best
@@ -152,7 +164,7 @@ def children_on_unit_square(nd, v, e):
     Used when their areas cannot be computed as they are (huge or tiny
     boxes); returns the rows and the identity index into them (one row of ``n``).
     """
-    box, count, child = nd[0], nd[2], nd[4]
+    box, count, child = nd[BOX], nd[COUNT], nd[CHILD]
     n = count[v]
     b = np.empty((n + 1, 4), np.float64)
     rows = np.empty((1, n), np.int64)  # built in a loop: reshape would compile its error path
@@ -160,8 +172,8 @@ def children_on_unit_square(nd, v, e):
         b[t] = box[child[v, t]]
         rows[0, t] = t
     b[n] = e
-    x0, y0 = min(box[v, 0], e[0]), min(box[v, 1], e[1])
-    fit_rows(b, n + 1, fit_exponent(x0, y0, max(box[v, 2], e[2]), max(box[v, 3], e[3])), x0, y0)
+    x0, y0 = min(box[v, XMIN], e[XMIN]), min(box[v, YMIN], e[YMIN])
+    fit_rows(b, n + 1, fit_exponent(x0, y0, max(box[v, XMAX], e[XMAX]), max(box[v, YMAX], e[YMAX])), x0, y0)
     return b, rows
 
 
@@ -172,8 +184,8 @@ def needs_unit_square(nd, v, e):
     Asked at every level of a descent: a node below a safe root cannot
     overflow, but its (smaller) boxes may still underflow.
     """
-    box = nd[0]
-    return fit_exponent(min(box[v, 0], e[0]), min(box[v, 1], e[1]), max(box[v, 2], e[2]), max(box[v, 3], e[3])) != 0
+    box = nd[BOX]
+    return fit_exponent(min(box[v, XMIN], e[XMIN]), min(box[v, YMIN], e[YMIN]), max(box[v, XMAX], e[XMAX]), max(box[v, YMAX], e[YMAX])) != 0
 
 
 @njit
@@ -183,15 +195,15 @@ def choose_leaf(nd, e, target_level):
     At each level the children's areas are compared as they are, or on the
     unit square when they would overflow or underflow (:func:`needs_unit_square`).
     """
-    box, level, count, child, meta = nd[0], nd[1], nd[2], nd[4], nd[5]
+    box, level, count, child, meta = nd[BOX], nd[LEVEL], nd[COUNT], nd[CHILD], nd[META]
     v = meta[ROOT]
     while level[v] > target_level:
         n = count[v]
         if needs_unit_square(nd, v, e):
             b, rows = children_on_unit_square(nd, v, e)
-            t = least_enlargement(b, rows, 0, n, b[n, 0], b[n, 1], b[n, 2], b[n, 3])
+            t = least_enlargement(b, rows, 0, n, b[n, XMIN], b[n, YMIN], b[n, XMAX], b[n, YMAX])
         else:
-            t = least_enlargement(box, child, v, n, e[0], e[1], e[2], e[3])
+            t = least_enlargement(box, child, v, n, e[XMIN], e[YMIN], e[XMAX], e[YMAX])
         v = child[v, t]
     return v
 
@@ -204,16 +216,16 @@ def _assign(b, i, group, g, n, gb):
     """Put entry ``i`` in group ``g``: update the group's box ``gb[g]`` and size ``n[g]``."""
     group[i] = g
     n[g] += 1
-    gb[g, 0] = min(gb[g, 0], b[i, 0])
-    gb[g, 1] = min(gb[g, 1], b[i, 1])
-    gb[g, 2] = max(gb[g, 2], b[i, 2])
-    gb[g, 3] = max(gb[g, 3], b[i, 3])
+    gb[g, XMIN] = min(gb[g, XMIN], b[i, XMIN])
+    gb[g, YMIN] = min(gb[g, YMIN], b[i, YMIN])
+    gb[g, XMAX] = max(gb[g, XMAX], b[i, XMAX])
+    gb[g, YMAX] = max(gb[g, YMAX], b[i, YMAX])
 
 
 @njit
 def _growth(gb, g, b, i):
     """Enlargement of group ``g``'s box by entry ``i``."""
-    return enlarged_by(gb[g, 0], gb[g, 1], gb[g, 2], gb[g, 3], b[i, 0], b[i, 1], b[i, 2], b[i, 3])
+    return enlarged_by(gb[g, XMIN], gb[g, YMIN], gb[g, XMAX], gb[g, YMAX], b[i, XMIN], b[i, YMIN], b[i, XMAX], b[i, YMAX])
 
 
 @njit
@@ -222,8 +234,8 @@ def _better_group(b, i, n, gb):
     d0, d1 = _growth(gb, 0, b, i), _growth(gb, 1, b, i)
     if d0 != d1:
         return 0 if d0 < d1 else 1
-    a0 = box_area(gb[0, 0], gb[0, 1], gb[0, 2], gb[0, 3])
-    a1 = box_area(gb[1, 0], gb[1, 1], gb[1, 2], gb[1, 3])
+    a0 = box_area(gb[0, XMIN], gb[0, YMIN], gb[0, XMAX], gb[0, YMAX])
+    a1 = box_area(gb[1, XMIN], gb[1, YMIN], gb[1, XMAX], gb[1, YMAX])
     if a0 != a1:
         return 0 if a0 < a1 else 1
     return 0 if n[0] <= n[1] else 1
@@ -283,8 +295,8 @@ def quadratic_seeds(b):
     worst = -np.inf
     for i in range(b.shape[0]):
         for j in range(i + 1, b.shape[0]):
-            aj = box_area(b[j, 0], b[j, 1], b[j, 2], b[j, 3])
-            d = enlarged_by(b[i, 0], b[i, 1], b[i, 2], b[i, 3], b[j, 0], b[j, 1], b[j, 2], b[j, 3]) - aj
+            aj = box_area(b[j, XMIN], b[j, YMIN], b[j, XMAX], b[j, YMAX])
+            d = enlarged_by(b[i, XMIN], b[i, YMIN], b[i, XMAX], b[i, YMAX], b[j, XMIN], b[j, YMIN], b[j, XMAX], b[j, YMAX]) - aj
             if d > worst:
                 worst, sa, sb = d, i, j
     return sa, sb
@@ -337,15 +349,15 @@ def exhaustive_split(b, m):
         for i in range(k):
             s = (mask >> (i - 1)) & 1 if i > 0 else 0
             n1 += s
-            g[s, 0] = min(g[s, 0], b[i, 0])
-            g[s, 1] = min(g[s, 1], b[i, 1])
-            g[s, 2] = max(g[s, 2], b[i, 2])
-            g[s, 3] = max(g[s, 3], b[i, 3])
+            g[s, XMIN] = min(g[s, XMIN], b[i, XMIN])
+            g[s, YMIN] = min(g[s, YMIN], b[i, YMIN])
+            g[s, XMAX] = max(g[s, XMAX], b[i, XMAX])
+            g[s, YMAX] = max(g[s, YMAX], b[i, YMAX])
         if n1 < m or k - n1 < m:
             continue
-        a = box_area(g[0, 0], g[0, 1], g[0, 2], g[0, 3]) + box_area(g[1, 0], g[1, 1], g[1, 2], g[1, 3])
-        w = min(g[0, 2], g[1, 2]) - max(g[0, 0], g[1, 0])
-        h = min(g[0, 3], g[1, 3]) - max(g[0, 1], g[1, 1])
+        a = box_area(g[0, XMIN], g[0, YMIN], g[0, XMAX], g[0, YMAX]) + box_area(g[1, XMIN], g[1, YMIN], g[1, XMAX], g[1, YMAX])
+        w = min(g[0, XMAX], g[1, XMAX]) - max(g[0, XMIN], g[1, XMIN])
+        h = min(g[0, YMAX], g[1, YMAX]) - max(g[0, YMIN], g[1, YMIN])
         ov = w * h if (w > 0 and h > 0) else 0.0
         if a < best_area or (a == best_area and ov < best_ov):
             best_mask, best_area, best_ov = mask, a, ov
@@ -431,12 +443,12 @@ def pick_seeds_quadratic(boxes) -> tuple[int, int]:
 @njit(inline="always")
 def enlarge_path(nd, v, e):
     """Grow node ``v`` and its ancestors to cover the box ``e`` ((4,) array)."""
-    box, parent = nd[0], nd[3]
+    box, parent = nd[BOX], nd[PARENT]
     while v >= 0:
-        box[v, 0] = min(box[v, 0], e[0])
-        box[v, 1] = min(box[v, 1], e[1])
-        box[v, 2] = max(box[v, 2], e[2])
-        box[v, 3] = max(box[v, 3], e[3])
+        box[v, XMIN] = min(box[v, XMIN], e[XMIN])
+        box[v, YMIN] = min(box[v, YMIN], e[YMIN])
+        box[v, XMAX] = max(box[v, XMAX], e[XMAX])
+        box[v, YMAX] = max(box[v, YMAX], e[YMAX])
         v = parent[v]
 
 
@@ -460,10 +472,10 @@ def log_split(rec, lvl, v, nn, b, sa, sb):
 def apply_split(tr, v, group):
     """Keep group 0 in ``v``, move group 1 to a new sibling; recompute both boxes. Returns the sibling."""
     nd, leaf_of, eb = tr
-    count, child = nd[2], nd[4]
+    count, child = nd[COUNT], nd[CHILD]
     n = count[v]
     ent = child[v, :n].copy()
-    nn = alloc_node(nd, nd[1][v])
+    nn = alloc_node(nd, nd[LEVEL][v])
     count[v] = 0
     for t in range(n):
         add_entry(nd, leaf_of, v if group[t] == 0 else nn, ent[t])
@@ -479,7 +491,7 @@ def split_node(tr, v, m, heuristic, rec):
     b = entry_boxes(nd, eb, v)
     group, sa, sb = split_groups(b, m, heuristic)
     nn = apply_split(tr, v, group)
-    log_split(rec, nd[1][v], v, nn, b, sa, sb)
+    log_split(rec, nd[LEVEL][v], v, nn, b, sa, sb)
     return nn
 
 
@@ -487,11 +499,11 @@ def split_node(tr, v, m, heuristic, rec):
 def grow_root(tr, v, nn):
     """The root split into ``v`` and ``nn``: a new root above them, one level higher."""
     nd, leaf_of, eb = tr
-    r = alloc_node(nd, nd[1][v] + 1)
+    r = alloc_node(nd, nd[LEVEL][v] + 1)
     add_entry(nd, leaf_of, r, v)
     add_entry(nd, leaf_of, r, nn)
     recompute_box(nd, eb, r)
-    nd[5][ROOT] = r
+    nd[META][ROOT] = r
 
 
 @njit(inline="always")
@@ -499,7 +511,7 @@ def adjust_tree(tr, v, rule, rec):
     """AdjustTree: split ``v`` while it is overfull and hand the new sibling to its parent, up to the root."""
     nd, leaf_of, eb = tr
     heuristic, M, m = rule
-    count, parent, meta = nd[2], nd[3], nd[5]
+    count, parent, meta = nd[COUNT], nd[PARENT], nd[META]
     while count[v] > M:
         nn = split_node(tr, v, m, heuristic, rec)
         if v == meta[ROOT]:
@@ -513,8 +525,8 @@ def adjust_tree(tr, v, rule, rec):
 def guttman_insert(tr, entry, e, target_level, rule, rec):
     """Insert ``entry`` (a slot when ``target_level == 0``, else a node) with box ``e`` into a node at ``target_level``."""
     nd, leaf_of, eb = tr
-    if nd[5][ROOT] < 0:
-        nd[5][ROOT] = alloc_node(nd, 0)
+    if nd[META][ROOT] < 0:
+        nd[META][ROOT] = alloc_node(nd, 0)
     v = choose_leaf(nd, e, target_level)
     add_entry(nd, leaf_of, v, entry)
     enlarge_path(nd, v, e)
@@ -534,7 +546,7 @@ def condense_tree(tr, slot, m, orphans):
     Returns the number of orphans.
     """
     nd, leaf_of, eb = tr
-    level, count, parent, child, meta = nd[1], nd[2], nd[3], nd[4], nd[5]
+    level, count, parent, child, meta = nd[LEVEL], nd[COUNT], nd[PARENT], nd[CHILD], nd[META]
     v = leaf_of[slot]
     take_entry(nd, v, slot)
     leaf_of[slot] = -1
@@ -558,7 +570,7 @@ def condense_tree(tr, slot, m, orphans):
 @njit
 def shorten(nd):
     """While the root is an internal node with one child, that child becomes the root; an empty leaf root goes."""
-    level, count, parent, child, meta = nd[1], nd[2], nd[3], nd[4], nd[5]
+    level, count, parent, child, meta = nd[LEVEL], nd[COUNT], nd[PARENT], nd[CHILD], nd[META]
     while meta[ROOT] >= 0:
         r = meta[ROOT]
         if level[r] > 0 and count[r] == 1:
@@ -579,12 +591,14 @@ def shorten(nd):
 @njit
 def nodes_left(nd):
     """Nodes that can still be allocated without growing the arrays."""
-    return nd[1].shape[0] - nd[5][USED] + nd[5][FREED]
+    level, meta = nd[LEVEL], nd[META]
+    return level.shape[0] - meta[USED] + meta[FREED]
 
 
 @njit
 def tree_height(nd):
-    return 0 if nd[5][ROOT] < 0 else nd[1][nd[5][ROOT]] + 1
+    level, meta = nd[LEVEL], nd[META]
+    return 0 if meta[ROOT] < 0 else level[meta[ROOT]] + 1
 
 
 @njit
@@ -595,10 +609,11 @@ def _insert_slots(tr, slots, start, rule, rec):
     nodes are left than one insert may need, so that the caller can grow the arrays.
     """
     nd, leaf_of, eb = tr
+    log, stats = rec
     for i in range(start, slots.shape[0]):
         if nodes_left(nd) < 2 * tree_height(nd) + 4:
             return i
-        rec[1][STAT_LOGGED] = 0
+        stats[STAT_LOGGED] = 0
         guttman_insert(tr, slots[i], eb[slots[i]], 0, rule, rec)
     return slots.shape[0]
 

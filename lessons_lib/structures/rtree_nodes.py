@@ -25,8 +25,11 @@ array       shape, dtype    meaning
 ``free``    (c,) int64      stack of freed node indices
 ==========  ==============  =====================================================
 
-Kernels take these seven arrays as one tuple, ``NodeArrays.arrays``, in that
-order. Boxes are closed ``[xmin, ymin, xmax, ymax]``: touching counts as
+Kernels take these seven arrays as one tuple, ``nd = NodeArrays.arrays``, in
+that order, and read a field by its name: ``nd[BOX]``, ``nd[LEVEL]``,
+``nd[COUNT]``, ``nd[PARENT]``, ``nd[CHILD]``, ``nd[META]``, ``nd[FREE_STACK]``
+(module-level integers, compiled as constants), or unpack the whole tuple in
+one line. Boxes are closed ``[xmin, ymin, xmax, ymax]``: touching counts as
 intersecting (:mod:`lessons_lib.core.boxes` is the one test).
 
 Coordinates: any finite float64. Areas, margins and overlaps of boxes far
@@ -46,7 +49,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.boxes import row_overlaps, rows_overlap
+from ..core.boxes import XMAX, XMIN, YMAX, YMIN, row_overlaps, rows_overlap
 from ..core.buffers import grow
 from ..core.jit import njit
 
@@ -55,6 +58,13 @@ __all__ = [
     "NodeArrays",
     "NodeViews",
     "QualityRow",
+    "BOX",
+    "LEVEL",
+    "COUNT",
+    "PARENT",
+    "CHILD",
+    "META",
+    "FREE_STACK",
     "ROOT",
     "USED",
     "FREED",
@@ -71,6 +81,8 @@ __all__ = [
     "centres_of",
     "fit_exponent",
     "to_unit",
+    "unit_boxes", "add_entry", "alloc_node", "recompute_box", "take_entry", "entry_boxes",
+    "fit_rows", "free_node", "farther",
 ]
 
 #: Largest fan-out M (``max_entries``) a tree accepts: every node reserves room for M entries
@@ -79,6 +91,9 @@ __all__ = [
 MAX_FAN_OUT = 4096
 
 EMPTY_BOX = np.array([np.inf, np.inf, -np.inf, -np.inf])
+#: Positions in the node tuple ``nd`` (:attr:`NodeArrays.arrays`): the arrays ``box``, ``level``, ``count``,
+#: ``parent``, ``child``, ``meta`` and ``free`` (the free stack).
+BOX, LEVEL, COUNT, PARENT, CHILD, META, FREE_STACK = 0, 1, 2, 3, 4, 5, 6
 #: Columns of ``meta``: the root node, nodes handed out so far, nodes on the free stack.
 ROOT, USED, FREED = 0, 1, 2
 #: Half-sides within which areas and margins are computed on the boxes as they are.
@@ -211,10 +226,10 @@ def alloc_node(nd, level_value):
     level[v] = level_value
     count[v] = 0
     parent[v] = -1
-    box[v, 0] = np.inf
-    box[v, 1] = np.inf
-    box[v, 2] = -np.inf
-    box[v, 3] = -np.inf
+    box[v, XMIN] = np.inf
+    box[v, YMIN] = np.inf
+    box[v, XMAX] = -np.inf
+    box[v, YMAX] = -np.inf
     return v
 
 
@@ -243,7 +258,7 @@ def add_entry(nd, leaf_of, v, entry):
 @njit(inline="always")
 def take_entry(nd, v, entry):
     """Remove ``entry`` from node ``v`` (the last entry fills its place; the box is not updated)."""
-    count, child = nd[2], nd[4]
+    count, child = nd[COUNT], nd[CHILD]
     n = count[v]
     for t in range(n):
         if child[v, t] == entry:
@@ -255,25 +270,25 @@ def take_entry(nd, v, entry):
 @njit(inline="always")
 def recompute_box(nd, elem_boxes, v):
     """Set ``box[v]`` to the exact union of its entries (the empty box when it has none)."""
-    box, level, count, child = nd[0], nd[1], nd[2], nd[4]
+    box, level, count, child = nd[BOX], nd[LEVEL], nd[COUNT], nd[CHILD]
     x0, y0, x1, y1 = np.inf, np.inf, -np.inf, -np.inf
     src = elem_boxes if level[v] == 0 else box
     for k in range(count[v]):
         e = child[v, k]
-        x0 = min(x0, src[e, 0])
-        y0 = min(y0, src[e, 1])
-        x1 = max(x1, src[e, 2])
-        y1 = max(y1, src[e, 3])
-    box[v, 0] = x0
-    box[v, 1] = y0
-    box[v, 2] = x1
-    box[v, 3] = y1
+        x0 = min(x0, src[e, XMIN])
+        y0 = min(y0, src[e, YMIN])
+        x1 = max(x1, src[e, XMAX])
+        y1 = max(y1, src[e, YMAX])
+    box[v, XMIN] = x0
+    box[v, YMIN] = y0
+    box[v, XMAX] = x1
+    box[v, YMAX] = y1
 
 
 @njit
 def entry_boxes(nd, elem_boxes, v):
     """``(count, 4)`` copy of the boxes of the entries of node ``v``."""
-    box, level, count, child = nd[0], nd[1], nd[2], nd[4]
+    box, level, count, child = nd[BOX], nd[LEVEL], nd[COUNT], nd[CHILD]
     n = count[v]
     out = np.empty((n, 4), np.float64)
     src = elem_boxes if level[v] == 0 else box
@@ -311,16 +326,16 @@ def to_unit(v, origin, e):
 def fit_rows(b, n, e, ox, oy):
     """Map rows ``0..n-1`` of ``b`` in place by :func:`to_unit` with exponent ``e`` and corner ``(ox, oy)``."""
     for t in range(n):
-        b[t, 0] = to_unit(b[t, 0], ox, e)
-        b[t, 1] = to_unit(b[t, 1], oy, e)
-        b[t, 2] = to_unit(b[t, 2], ox, e)
-        b[t, 3] = to_unit(b[t, 3], oy, e)
+        b[t, XMIN] = to_unit(b[t, XMIN], ox, e)
+        b[t, YMIN] = to_unit(b[t, YMIN], oy, e)
+        b[t, XMAX] = to_unit(b[t, XMAX], ox, e)
+        b[t, YMAX] = to_unit(b[t, YMAX], oy, e)
 
 
 @njit
 def unit_boxes(b):
     """``b`` itself when its areas are safe to compare, else a copy mapped onto the unit square."""
-    x0, y0, x1, y1 = b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()
+    x0, y0, x1, y1 = b[:, XMIN].min(), b[:, YMIN].min(), b[:, XMAX].max(), b[:, YMAX].max()
     e = fit_exponent(x0, y0, x1, y1)
     if e == 0:
         return b
@@ -337,8 +352,8 @@ def point_box_distance(b, i, px, py):
     overflows nor underflows; beyond, the same formula on ``dx, dy`` scaled by
     a power of two, so the distance is finite whenever it is below the float limit.
     """
-    dx = max(b[i, 0] - px, 0.0, px - b[i, 2])
-    dy = max(b[i, 1] - py, 0.0, py - b[i, 3])
+    dx = max(b[i, XMIN] - px, 0.0, px - b[i, XMAX])
+    dy = max(b[i, YMIN] - py, 0.0, py - b[i, YMAX])
     s = max(dx, dy)
     if s > NEAR_MAX:
         dx, dy = dx / NEAR_SCALE, dy / NEAR_SCALE
@@ -362,8 +377,8 @@ def distance_key(b, i, px, py):
     distances underflow to 0. ``sqrt(dx * dx + dy * dy)`` in the safe range,
     else the same formula on ``dx, dy`` scaled by a power of two (exact).
     """
-    dx = max(b[i, 0] - px, 0.0, px - b[i, 2])
-    dy = max(b[i, 1] - py, 0.0, py - b[i, 3])
+    dx = max(b[i, XMIN] - px, 0.0, px - b[i, XMAX])
+    dy = max(b[i, YMIN] - py, 0.0, py - b[i, YMAX])
     s = max(dx, dy)
     if s == 0.0:
         return ZERO_EXP, 0.0, 0.0
@@ -373,8 +388,8 @@ def distance_key(b, i, px, py):
         return e, m, d
     half = 0
     if s == np.inf:  # the gap itself overflows (a box and a point near opposite float limits): in halves
-        dx = max(0.5 * b[i, 0] - 0.5 * px, 0.0, 0.5 * px - 0.5 * b[i, 2])
-        dy = max(0.5 * b[i, 1] - 0.5 * py, 0.0, 0.5 * py - 0.5 * b[i, 3])
+        dx = max(0.5 * b[i, XMIN] - 0.5 * px, 0.0, 0.5 * px - 0.5 * b[i, XMAX])
+        dy = max(0.5 * b[i, YMIN] - 0.5 * py, 0.0, 0.5 * py - 0.5 * b[i, YMAX])
         s, half = max(dx, dy), 1
     e0 = math.frexp(s)[1]
     xs, ys = math.ldexp(dx, -e0), math.ldexp(dy, -e0)
@@ -415,7 +430,7 @@ def _query_kernel(nd, elem_boxes, q):
     pruning happens at every level, not only at the leaves.
     """
     box, level, count, parent, child, meta, free = nd
-    q0, q1, q2, q3 = q[0], q[1], q[2], q[3]
+    q0, q1, q2, q3 = q[XMIN], q[YMIN], q[XMAX], q[YMAX]
     out = np.empty(16, np.int64)
     k = 0
     visits = 0
@@ -699,16 +714,16 @@ def tree_nearest(nodes: NodeArrays, elem_boxes: np.ndarray, ids: np.ndarray, poi
 def _overlap_kernel(b):
     """Sum of the intersection areas of all unordered pairs of rows of ``b`` (sweep on x)."""
     n = b.shape[0]
-    order = np.argsort(b[:, 0], kind="mergesort")
+    order = np.argsort(b[:, XMIN], kind="mergesort")
     total = 0.0
     for ii in range(n):
         i = order[ii]
         for jj in range(ii + 1, n):
             j = order[jj]
-            if b[j, 0] > b[i, 2]:
+            if b[j, XMIN] > b[i, XMAX]:
                 break
-            w = min(b[i, 2], b[j, 2]) - max(b[i, 0], b[j, 0])
-            h = min(b[i, 3], b[j, 3]) - max(b[i, 1], b[j, 1])
+            w = min(b[i, XMAX], b[j, XMAX]) - max(b[i, XMIN], b[j, XMIN])
+            h = min(b[i, YMAX], b[j, YMAX]) - max(b[i, YMIN], b[j, YMIN])
             if w > 0.0 and h > 0.0:
                 total += w * h
     return total
@@ -772,7 +787,7 @@ def tree_quality(tree) -> list[QualityRow]:
         for d in range(int(depths.max()) + 1):
             sel = live[depths == d]
             b = nodes.box[sel]
-            w, h = b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]
+            w, h = b[:, XMAX] - b[:, XMIN], b[:, YMAX] - b[:, YMIN]
             area = np.where((w == 0) | (h == 0), 0.0, w * h)  # a flat node has no area, even infinitely long
             rows.append(QualityRow(d, len(sel), float(area.sum()), overlap_area_sum(b),
                                    float((2 * (w + h)).sum()), float(nodes.count[sel].mean())))
@@ -840,7 +855,7 @@ def check_tree(tree, *, min_fill: int | None = None, max_fill: int | None = None
                 stack.append((c, d + 1))
         if n:
             b = src[ent]
-            want = [b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()]
+            want = [b[:, XMIN].min(), b[:, YMIN].min(), b[:, XMAX].max(), b[:, YMAX].max()]
         else:
             want = EMPTY_BOX.tolist()
         assert nodes.box[v].tolist() == want, f"node {v} box {nodes.box[v].tolist()} != union of entries {want}"

@@ -55,17 +55,20 @@ import sys
 import numpy as np
 
 from ..base import BroadPhase, register
-from ..core.boxes import row_overlaps, rows_overlap
-from ..core.buffers import grow
+from ..core.boxes import row_overlaps
 from ..core.jit import njit
 from ..core.params import check_choice, check_int
 from ..geometry import as_box
 from .grid_cells import (CELL_LIMIT, MIN_CELL_SIZE, USED, XMAX, XMIN, YMAX, YMIN, append_id, cell_pairs, grid_world,
                          oversize_pairs,
                          grown, grown_pool, new_lists, pool_full, pool_push, pool_unlink)
-from .uniform_grid import DEFAULT_CELL_FACTOR, DEFAULT_CELLS_ACROSS, cells_across, check_cell_size, typical_box_size
+from .uniform_grid import DEFAULT_CELL_FACTOR, check_cell_size, default_cell_size, typical_box_size
 
-__all__ = ["SpatialHash", "HASHES", "cell_key", "hash_cell", "CELL_LIMIT", "KEY_SHIFT"]
+__all__ = [
+    "SpatialHash", "HASHES", "cell_key", "hash_cell", "CELL_LIMIT", "KEY_SHIFT", "cell_xy",
+    "hash_span", "box_span", "span_size", "insert_boxes", "remove_box", "move_boxes", "query_box",
+    "pairs_in_buckets",
+]
 
 #: Hash function names accepted by ``SpatialHash(hash=...)``.
 HASHES = ("good", "bad")
@@ -414,13 +417,7 @@ class SpatialHash(BroadPhase):
                  max_box_cells: int = 1024):
         super().__init__(world=world)
         w = self.world
-        if cell_size is None:
-            cell_size = max(cells_across(w[0], w[2], DEFAULT_CELLS_ACROSS), cells_across(w[1], w[3],
-                                                                                        DEFAULT_CELLS_ACROSS))
-            if not cell_size >= MIN_CELL_SIZE:
-                raise ValueError(f"world {w.tolist()} is too small: its default cell size (the longer side / "
-                                 f"{DEFAULT_CELLS_ACROSS}) would be {cell_size:.3g}; give a cell_size")
-        self.cell_size = check_cell_size(cell_size)
+        self.cell_size = check_cell_size(default_cell_size(w) if cell_size is None else cell_size)
         if table_size is None:
             table_size = 4096
         self.table_size = check_int("table_size", table_size, 1, 2**28)
@@ -457,7 +454,7 @@ class SpatialHash(BroadPhase):
     def cell_range(self, box) -> tuple[int, int, int, int]:
         """``(cx0, cy0, cx1, cy1)``: the cells a box covers (unbounded, clamped to +-(2**30 - 1))."""
         b = as_box(box)
-        return tuple(int(v) for v in hash_span(self.hashing, b[0], b[1], b[2], b[3]))
+        return tuple(int(v) for v in hash_span(self.hashing, b[XMIN], b[YMIN], b[XMAX], b[YMAX]))
 
     def bucket_of(self, cx: int, cy: int) -> int:
         """Bucket of cell ``(cx, cy)`` with this table's hash."""
@@ -518,7 +515,7 @@ class SpatialHash(BroadPhase):
         big = self._big_slots()
         if len(big):
             b = self.elements.boxes[big]
-            hit = (b[:, 0] <= box[2]) & (box[0] <= b[:, 2]) & (b[:, 1] <= box[3]) & (box[1] <= b[:, 3])
+            hit = (b[:, XMIN] <= box[XMAX]) & (box[XMIN] <= b[:, XMAX]) & (b[:, YMIN] <= box[YMAX]) & (box[YMIN] <= b[:, YMAX])
             slots = np.concatenate([slots, big[hit]])
         return slots
 

@@ -29,6 +29,7 @@ from ..core.elements import ElementTable
 from ..core.pair_order import canonical_pairs
 from .bulk_rtree import BulkRTree
 from ..geometry import as_boxes
+from ..core.boxes import XMAX, XMIN, YMAX, YMIN
 from .loose_tight_grid import LooseTightGrid
 from .point_grid import PointGrid, half_sizes
 
@@ -82,7 +83,7 @@ def _cross_pairs(ids_a, boxes_a, ids_b, boxes_b, chunk: int = 256) -> np.ndarray
     for s in range(0, len(boxes_a), chunk):
         a = boxes_a[s:s + chunk, None, :]
         b = boxes_b[None, :, :]
-        hit = (a[..., 0] <= b[..., 2]) & (b[..., 0] <= a[..., 2]) & (a[..., 1] <= b[..., 3]) & (b[..., 1] <= a[..., 3])
+        hit = (a[..., XMIN] <= b[..., XMAX]) & (b[..., XMIN] <= a[..., XMAX]) & (a[..., YMIN] <= b[..., YMAX]) & (b[..., YMIN] <= a[..., YMAX])
         i, j = np.nonzero(hit)
         out.append(np.column_stack([ids_a[s + i], ids_b[j]]))
     return np.concatenate(out) if out else np.empty((0, 2), np.int64)

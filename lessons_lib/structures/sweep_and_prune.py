@@ -61,7 +61,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import BroadPhase, register
-from ..core.boxes import row_overlaps
+from ..core.boxes import XMAX, XMIN, YMAX, YMIN, row_overlaps
 from ..core.buffers import grow
 from ..core.jit import njit
 from ..core.params import check_choice, check_flag, check_optional
@@ -72,6 +72,7 @@ __all__ = [
     "endpoint_before", "endpoints_sorted", "sort_endpoints", "refresh_keys", "sweep_pairs",
     "insertion_sort_endpoints", "insertion_sort_from", "move_endpoint", "move_endpoints",
     "query_endpoints", "lower_bound", "find_endpoint", "insert_endpoint", "delete_endpoint",
+    "live_boxes",
 ]
 
 #: The low bit of an endpoint code: a box's min endpoint (its interval opens) or its max (it closes).
@@ -157,7 +158,7 @@ NEXT_ENDPOINT, N_OPEN, N_FOUND, N_TESTS = 0, 1, 2, 3
 WORD = 8
 
 
-def new_active_set(m, n_slots):
+def _new_active_set(m, n_slots):
     """Empty active-set arrays for a sweep over ``m`` endpoints of slots below ``n_slots``."""
     cap = max(WORD, m // 2 + WORD)
     hit = np.zeros(WORD * (cap // WORD + 1), dtype=np.uint8)
@@ -166,7 +167,7 @@ def new_active_set(m, n_slots):
 
 
 @njit
-def sweep_until_full(keys, codes, m, boxes, axis, active, out, counters):
+def _sweep_until_full(keys, codes, m, boxes, axis, active, out, counters):
     """The sweep of :func:`sweep_pairs` from endpoint ``counters[NEXT_ENDPOINT]`` on; never grows an array.
 
     Stops *before* an opening whose worst case (every open interval a hit, plus
@@ -249,16 +250,16 @@ def sweep_pairs(keys, codes, m, boxes, axis, n_slots):
 
     Notes
     -----
-    O(m + tests) plus the output. The work is :func:`sweep_until_full`, which
+    O(m + tests) plus the output. The work is :func:`_sweep_until_full`, which
     never grows an array inside its loops (in numba, re-binding an array in a
     loop costs reference counting on every iteration): when the output might
     overflow it returns, this function grows the output and the sweep resumes.
     """
-    active = new_active_set(m, n_slots)
+    active = _new_active_set(m, n_slots)
     out = np.empty((max(16, m) + WORD, 2), dtype=np.int64)
     counters = np.zeros(4, dtype=np.int64)
     while True:
-        sweep_until_full(keys, codes, m, boxes, axis, active, out, counters)
+        _sweep_until_full(keys, codes, m, boxes, axis, active, out, counters)
         if counters[NEXT_ENDPOINT] >= m:
             return out[: counters[N_FOUND]], int(counters[N_TESTS])
         out = grow(out, counters[N_FOUND], out.shape[0] + counters[N_OPEN] + WORD)
@@ -370,7 +371,7 @@ def query_endpoints(keys, codes, m, axis, boxes, box):
     k = 0
     for t in range(end):
         c = codes[t]
-        if c & 1 == MIN_END and row_overlaps(boxes, c >> 1, box[0], box[1], box[2], box[3]):
+        if c & 1 == MIN_END and row_overlaps(boxes, c >> 1, box[XMIN], box[YMIN], box[XMAX], box[YMAX]):
             out[k] = c >> 1
             k += 1
     return out[:k].copy()

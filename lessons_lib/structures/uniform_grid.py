@@ -71,6 +71,8 @@ __all__ = [
     "DEFAULT_CELL_FACTOR",
     "DEFAULT_MAX_BOX_CELLS",
     "OversizeList",
+    "cells_across", "default_cell_size", "DEFAULT_CELLS_ACROSS", "insert_boxes", "remove_box", "move_boxes",
+    "query_box", "pairs_by_reference_cell",
 ]
 
 #: Most cells a grid may have by default (4 bytes each: 16 MiB).
@@ -90,7 +92,7 @@ _BIG = sys.float_info.max
 # The steps of lesson 02
 # --------------------------------------------------------------------------
 @njit
-def nodes_needed(geom, boxes, slots):
+def _nodes_needed(geom, boxes, slots):
     """Nodes the boxes of ``slots`` take: the number of cells each covers, summed."""
     total = 0
     for k in range(slots.shape[0]):
@@ -109,7 +111,7 @@ def insert_boxes(lists, geom, boxes, slots):
     """
     head, nxt, elem, state = lists
     ox, oy, inv, cols, rows = geom
-    need = state[USED] + nodes_needed(geom, boxes, slots)
+    need = state[USED] + _nodes_needed(geom, boxes, slots)
     if need > nxt.shape[0]:
         nxt, elem = grown_pool(nxt, elem, need)
     for k in range(slots.shape[0] - 1, -1, -1):
@@ -223,6 +225,34 @@ def cells_across(lo: float, hi: float, size: float) -> float:
     return (0.5 * hi - 0.5 * lo) / size * 2.0
 
 
+def default_cell_size(world) -> float:
+    """The cell size a grid takes when none is given: the world's longer side / :data:`DEFAULT_CELLS_ACROSS`.
+
+    Parameters
+    ----------
+    world : (4,) float64 array
+        The closed world box ``[xmin, ymin, xmax, ymax]``, already validated.
+
+    Returns
+    -------
+    float
+        The side of a square cell, in world units (computed from halves: no overflow).
+
+    Raises
+    ------
+    ValueError
+        If that size is below :data:`~lessons_lib.structures.grid_cells.MIN_CELL_SIZE`
+        (a world too small to divide), naming the world and the two sizes.
+    """
+    w = world
+    size = max(cells_across(w[XMIN], w[XMAX], DEFAULT_CELLS_ACROSS), cells_across(w[YMIN], w[YMAX], DEFAULT_CELLS_ACROSS))
+    if not size >= MIN_CELL_SIZE:
+        raise ValueError(f"world {np.asarray(w).tolist()} is too small for a grid: its default cell (the longer side / "
+                         f"{DEFAULT_CELLS_ACROSS}) would be {size:.3g} units, below the smallest cell size "
+                         f"{MIN_CELL_SIZE:.3g}; give a larger world or a cell_size")
+    return size
+
+
 def check_cell_size(cell_size, name: str = "cell_size") -> float:
     """``cell_size`` as a float in ``[MIN_CELL_SIZE, float max]``: positive, finite, with a finite inverse.
 
@@ -251,7 +281,7 @@ def grid_shape(world, cell_size: float, max_cells: int = DEFAULT_MAX_CELLS) -> t
     w = as_box(world, name="world")
     c = check_cell_size(cell_size)
     max_cells = check_int("max_cells", max_cells, 1)
-    fc, fr = cells_across(w[0], w[2], c), cells_across(w[1], w[3], c)
+    fc, fr = cells_across(w[XMIN], w[XMAX], c), cells_across(w[YMIN], w[YMAX], c)
     if not (fc * fr <= max_cells and fc <= max_cells and fr <= max_cells):
         raise ValueError(
             f"cell_size {c:g} gives a {fr:.3g} x {fc:.3g} grid over the world {w.tolist()}, more than "
@@ -262,7 +292,7 @@ def grid_shape(world, cell_size: float, max_cells: int = DEFAULT_MAX_CELLS) -> t
 
 def _side_over(w, parts: float) -> float:
     """``sqrt(width * height / parts)`` of the world ``w``, without overflow."""
-    return 2.0 * math.sqrt(0.5 * w[2] - 0.5 * w[0]) * (math.sqrt(0.5 * w[3] - 0.5 * w[1]) / math.sqrt(parts))
+    return 2.0 * math.sqrt(0.5 * w[XMAX] - 0.5 * w[XMIN]) * (math.sqrt(0.5 * w[YMAX] - 0.5 * w[YMIN]) / math.sqrt(parts))
 
 
 def typical_box_size(boxes: np.ndarray, world=None) -> float:
@@ -272,7 +302,7 @@ def typical_box_size(boxes: np.ndarray, world=None) -> float:
     average in ``world`` (default the boxes' bounding box); 1.0 if that is 0 too.
     """
     if len(boxes):
-        half = np.maximum(0.5 * boxes[:, 2] - 0.5 * boxes[:, 0], 0.5 * boxes[:, 3] - 0.5 * boxes[:, 1])
+        half = np.maximum(0.5 * boxes[:, XMAX] - 0.5 * boxes[:, XMIN], 0.5 * boxes[:, YMAX] - 0.5 * boxes[:, YMIN])
         typical = min(2.0 * float(np.median(half)), _BIG)
         if typical > 0:
             return typical
@@ -344,7 +374,7 @@ def cell_size_for(n: int, w, typical: float, *, factor: float = DEFAULT_CELL_FAC
         return math.ceil(count) if count < 2.0**62 else math.inf
 
     # ceil() adds up to one row and one column: leave room for them.
-    while size < _BIG and cells(cells_across(w[0], w[2], size)) * cells(cells_across(w[1], w[3], size)) > budget:
+    while size < _BIG and cells(cells_across(w[XMIN], w[XMAX], size)) * cells(cells_across(w[YMIN], w[YMAX], size)) > budget:
         size = min(max(size * 1.05, _side_over(w, budget)), _BIG)
     return float(size)
 
@@ -365,17 +395,10 @@ class FixedGrid(BroadPhase):
         super().__init__(world=world)
         self.max_cells = check_int("max_cells", max_cells, 1)
         w = self.world
-        if cell_size is None:
-            cell_size = max(cells_across(w[0], w[2], DEFAULT_CELLS_ACROSS), cells_across(w[1], w[3],
-                                                                                        DEFAULT_CELLS_ACROSS))
-            if not cell_size >= MIN_CELL_SIZE:
-                raise ValueError(f"world {w.tolist()} is too small for a grid: its default cell (the longer side / "
-                                 f"{DEFAULT_CELLS_ACROSS}) would be {cell_size:.3g} units, below the smallest cell "
-                                 f"size {MIN_CELL_SIZE:.3g}; give a larger world")
-        self.cell_size = check_cell_size(cell_size)
+        self.cell_size = check_cell_size(default_cell_size(w) if cell_size is None else cell_size)
         self.rows, self.cols = grid_shape(w, self.cell_size, self.max_cells)
         #: ``(ox, oy, inv, cols, rows)``: what every kernel needs to find a cell (see grid_cells).
-        self.geom = (float(w[0]), float(w[1]), 1.0 / self.cell_size, self.cols, self.rows)
+        self.geom = (float(w[XMIN]), float(w[YMIN]), 1.0 / self.cell_size, self.cols, self.rows)
         self.last_pair_tests = 0
         self.last_query_cells = 0
 
@@ -398,7 +421,7 @@ class FixedGrid(BroadPhase):
     def cell_range(self, box) -> tuple[int, int, int, int]:
         """``(col0, row0, col1, row1)``: the inclusive cell range a box covers (clamped)."""
         b = as_box(box)
-        return tuple(int(v) for v in cell_span(self.geom, b[0], b[1], b[2], b[3]))
+        return tuple(int(v) for v in cell_span(self.geom, b[XMIN], b[YMIN], b[XMAX], b[YMAX]))
 
     def cell_box(self, row: int, col: int) -> np.ndarray:
         """The rectangle of cell ``(row, col)`` in world units (clamped to the float range)."""
@@ -505,7 +528,7 @@ class OversizeList:
         if not len(big):
             return slots
         b = self.elements.boxes[big]
-        hit = (b[:, 0] <= box[2]) & (box[0] <= b[:, 2]) & (b[:, 1] <= box[3]) & (box[1] <= b[:, 3])
+        hit = (b[:, XMIN] <= box[XMAX]) & (box[XMIN] <= b[:, XMAX]) & (b[:, YMIN] <= box[YMAX]) & (box[YMIN] <= b[:, YMAX])
         return np.concatenate([slots, big[hit]])
 
     def _with_oversize_pairs(self, pairs) -> np.ndarray:

@@ -1,0 +1,217 @@
+"""No kernel in ``lessons_lib/structures`` reads a box's side by number: ``b[i, XMIN]``, never ``b[i, 0]``.
+
+The names are :data:`lessons_lib.core.boxes.XMIN` .. ``YMAX`` (columns 0..3 of a box row
+``[xmin, ymin, xmax, ymax]``); numba compiles these module-level integers to the same code.
+
+Detection rule (read from the source with ``ast``, nothing imported). In every module of
+``lessons_lib/structures`` (except those in :data:`NOT_YET_DONE`), a subscript fails when
+
+* its value is an expression known to hold an ``(n, 4)`` array of boxes in that module
+  (:data:`BOX_ARRAYS`, plus ``boxes`` everywhere), its index is a tuple, and the tuple's last
+  element is an integer literal 0..3 (``boxes[s, 2]``, ``b[:, 0]``, ``a[..., 3]``); or
+* its value is a name known to hold one box in that module (:data:`ONE_BOX`) and its index is
+  an integer literal 0..3 (``q[0]``).
+
+The expressions are listed per module because the same letter holds boxes in one module and
+pairs, centres or cells in another (``out[k, 0]`` is a pair's first slot, ``centres[s, 0]`` an x).
+Columns of other arrays (pairs, centres, work lists) are not box columns and are not checked
+here. A module whose names change must update its entry.
+
+Node tuples: the tree kernels take a tree's node arrays as one tuple ``nd`` (the R-tree family's
+``(box, level, count, parent, child, meta, free)`` of :mod:`lessons_lib.structures.rtree_nodes`,
+the dynamic AABB tree's own). A subscript ``nd[<integer literal>]`` fails in every module of
+``lessons_lib/structures`` (except those in :data:`NODES_NOT_YET_DONE`): read a field by its
+name (``nd[COUNT]``, ``nd[CHILD]``) or unpack the whole tuple. In these modules ``nd`` is only
+ever a node tuple, so the rule is exact.
+
+Other arrays whose columns all have names (:data:`NAMED_COLUMN_ARRAYS`, by module) are read by
+those names too: ``bins[b, BIN_COUNT]``, never ``bins[b, 0]``.
+"""
+from __future__ import annotations
+
+import ast
+import pathlib
+
+import pytest
+
+import lessons_lib.structures
+
+ROOT = pathlib.Path(lessons_lib.structures.__file__).resolve().parent
+
+#: Modules not converted yet (being reworked by another change).
+NOT_YET_DONE: set[str] = set()
+
+#: Expressions (as ``ast.unparse`` writes them) holding an ``(n, 4)`` array of boxes, by module.
+BOX_ARRAYS: dict[str, set[str]] = {
+    "brute_force": {'b', 'bf'},
+    "counting_sort_grid": set(),
+    "dynamic_aabb_tree": {'box', 'cb', 'child_cb'},
+    "kdtree": {'box'},
+    "loose_bounds": {'boxes', 'rects'},
+    "loose_quadtree": {'boxes', 'boxes_out', 'rects', "t['bounds']"},
+    "loose_tight_grid": {'b', 'copied', 'lrect', 'rects', 'self.lrect', 'self.srect', 'srect'},
+    "naive_quadtree": {'clipped'},
+    "point_grid": {'b', 'self.elements.boxes'},
+    "quad_nodes": {'b', 'boxes', 'rect'},
+    "quadtree": {'boxes', 'g', 'old'},
+    "rstar_tree": {'b', 'pre', 'src', 'suf', 'u'},
+    "rtree": {'b', 'box', 'g', 'gb', 'src'},
+    "rtree_nodes": {'b', 'box', 'src'},
+    "spatial_hash": {'b'},
+    "split_broad_phase": {'a', 'b'},
+    "uniform_grid": {'b', 'boxes'},
+}
+
+#: Names holding one box (a ``(4,)`` array or a 4-tuple), by module.
+ONE_BOX: dict[str, set[str]] = {
+    "counting_sort_grid": {'box'},
+    "curves": {'b'},
+    "dynamic_aabb_tree": {'b', 'cb', 'exact', 'fat'},
+    "kdtree": {'e'},
+    "loose_quadtree": {'b', 'k', 'q', 'r', 'u'},
+    "loose_tight_grid": {'b', 'box', 'q', 'r', 'ra', 'rb'},
+    "naive_quadtree": {'a', 'b', 'c', 'rect'},
+    "point_grid": {'w'},
+    "quad_nodes": {'b'},
+    "quadtree": {'b', 'c'},
+    "rstar_tree": {'p', 'q'},
+    "rtree": {'b', 'e', 'q'},
+    "rtree_nodes": {'q'},
+    "spatial_hash": {'b', 'box', 'w'},
+    "sweep_and_prune": {'box'},
+    "uniform_grid": {'b', 'box', 'w'},
+}
+
+#: Modules whose kernels still read the node tuple ``nd`` by position (empty today: every tree names its fields).
+NODES_NOT_YET_DONE: set[str] = set()
+
+#: Other arrays whose every column has a name, by module: ``a[..., <integer literal>]`` fails on them
+#: (the dynamic AABB tree's build ``bins``: ``BIN_COUNT``, then ``BIN_XMIN`` .. ``BIN_YMAX``).
+NAMED_COLUMN_ARRAYS: dict[str, set[str]] = {
+    "dynamic_aabb_tree": {"bins"},
+}
+
+MODULES = sorted(p.stem for p in ROOT.glob("*.py") if p.stem != "__init__")
+
+
+def numbered_box_columns(module: str, src: str) -> list[str]:
+    """``line: expression`` for every box column read with an integer literal (the rule above)."""
+    arrays = BOX_ARRAYS.get(module, set()) | {"boxes"}
+    ones = ONE_BOX.get(module, set())
+    bad = []
+    for node in ast.walk(ast.parse(src)):
+        if not isinstance(node, ast.Subscript):
+            continue
+        value = ast.unparse(node.value)
+        if isinstance(node.slice, ast.Tuple) and node.slice.elts and value in arrays:
+            index = node.slice.elts[-1]
+        elif not isinstance(node.slice, ast.Tuple) and value in ones:
+            index = node.slice
+        else:
+            continue
+        if isinstance(index, ast.Constant) and type(index.value) is int and 0 <= index.value <= 3:
+            bad.append(f"{module}.py:{node.lineno}: {ast.unparse(node)}")
+    return bad
+
+
+@pytest.mark.parametrize("module", [m for m in MODULES if m not in NOT_YET_DONE])
+def test_box_columns_are_named(module):
+    bad = numbered_box_columns(module, (ROOT / f"{module}.py").read_text())
+    assert not bad, "read a box side by name (XMIN, YMIN, XMAX, YMAX from lessons_lib.core.boxes):\n" + "\n".join(bad)
+
+
+def test_not_yet_done_still_needs_work():
+    for module in sorted(NOT_YET_DONE):  # empty today: every module names its box columns
+        src = (ROOT / f"{module}.py").read_text()
+        assert numbered_box_columns(module, src), \
+            f"{module} reads no box column by number now: remove it from NOT_YET_DONE"
+
+
+def test_lists_name_real_modules():
+    assert set(BOX_ARRAYS) | set(ONE_BOX) | NOT_YET_DONE | NODES_NOT_YET_DONE | set(NAMED_COLUMN_ARRAYS) <= set(MODULES)
+
+
+def numbered_node_fields(module: str, src: str) -> list[str]:
+    """``line: expression`` for every field of a node tuple ``nd`` read with an integer literal."""
+    return [f"{module}.py:{node.lineno}: {ast.unparse(node)}" for node in ast.walk(ast.parse(src))
+            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "nd"
+            and isinstance(node.slice, ast.Constant) and type(node.slice.value) is int]
+
+
+@pytest.mark.parametrize("module", [m for m in MODULES if m not in NODES_NOT_YET_DONE])
+def test_node_fields_are_named(module):
+    bad = numbered_node_fields(module, (ROOT / f"{module}.py").read_text())
+    assert not bad, ("read a node field by name (the R-tree family's BOX, LEVEL, COUNT, PARENT, CHILD, META, "
+                     "FREE_STACK; the dynamic AABB tree's BOX, PARENT, CHILD1, CHILD2, HEIGHT, ELEMENT, META):\n"
+                     + "\n".join(bad))
+
+
+def test_node_fields_not_yet_done_still_need_work():
+    for module in sorted(NODES_NOT_YET_DONE):  # empty today: every tree names its node fields
+        src = (ROOT / f"{module}.py").read_text()
+        assert numbered_node_fields(module, src), \
+            f"{module} reads no node field by number now: remove it from NODES_NOT_YET_DONE"
+
+
+def numbered_named_columns(module: str, src: str) -> list[str]:
+    """``line: expression`` for every column of a :data:`NAMED_COLUMN_ARRAYS` array read with an integer literal."""
+    arrays = NAMED_COLUMN_ARRAYS.get(module, set())
+    return [f"{module}.py:{node.lineno}: {ast.unparse(node)}" for node in ast.walk(ast.parse(src))
+            if isinstance(node, ast.Subscript) and ast.unparse(node.value) in arrays
+            and isinstance(node.slice, ast.Tuple) and node.slice.elts
+            and isinstance(node.slice.elts[-1], ast.Constant) and type(node.slice.elts[-1].value) is int]
+
+
+@pytest.mark.parametrize("module", sorted(NAMED_COLUMN_ARRAYS))
+def test_other_columns_are_named(module):
+    bad = numbered_named_columns(module, (ROOT / f"{module}.py").read_text())
+    assert not bad, "read these columns by their names (module constants):\n" + "\n".join(bad)
+
+
+def test_named_columns_rule():
+    src = "def f(bins, b):\n    bins[b, 0] += bins[b, BIN_COUNT] + bins[0, 1:].sum()\n"
+    assert [b.split(": ")[1] for b in numbered_named_columns("dynamic_aabb_tree", src)] == ["bins[b, 0]"]
+
+
+def test_node_rule_catches_positions_only():
+    src = "def f(nd, tr, v):\n    a = nd[2][v] + nd[COUNT][v] + tr[0]\n    nd[5][ROOT] = a\n"
+    assert sorted(b.split(": ")[1] for b in numbered_node_fields("fake", src)) == ["nd[2]", "nd[5]"]
+
+
+def test_node_names_are_the_tuple_positions():
+    from lessons_lib.structures import rtree_nodes as rn
+
+    names = (rn.BOX, rn.LEVEL, rn.COUNT, rn.PARENT, rn.CHILD, rn.META, rn.FREE_STACK)
+    assert names == tuple(range(7))
+    nodes = rn.NodeArrays(5)
+    fields = (nodes.box, nodes.level, nodes.count, nodes.parent, nodes.child, nodes.meta, nodes.free)
+    assert all(nodes.arrays[k] is a for k, a in zip(names, fields))
+
+
+def test_aabb_tree_node_names_are_the_tuple_positions():
+    from lessons_lib.structures import dynamic_aabb_tree as dt
+
+    names = (dt.BOX, dt.PARENT, dt.CHILD1, dt.CHILD2, dt.HEIGHT, dt.ELEMENT, dt.META)
+    assert names == tuple(range(7))
+    nodes = dt.TreeNodes(5)
+    fields = (nodes.box, nodes.parent, nodes.child1, nodes.child2, nodes.height, nodes.element, nodes.meta)
+    assert all(nodes.arrays[k] is a for k, a in zip(names, fields))
+    assert (dt.BIN_COUNT, dt.BIN_XMIN, dt.BIN_YMIN, dt.BIN_XMAX, dt.BIN_YMAX) == (0, 1, 2, 3, 4)
+
+
+def test_rule_catches_numbers_and_spares_other_arrays():
+    src = "def f(boxes, out, q, c):\n    out[0, 1] = boxes[3, 2] + q[0] + c[:, 0].sum() + boxes[0, XMIN]\n"
+    assert [b.split(": ")[1] for b in numbered_box_columns("fake", src)] == ["boxes[3, 2]"]
+    ONE_BOX["fake"] = {"q"}
+    try:
+        assert len(numbered_box_columns("fake", src)) == 2
+    finally:
+        del ONE_BOX["fake"]
+
+
+def test_names_are_the_columns():
+    from lessons_lib.core.boxes import XMAX, XMIN, YMAX, YMIN
+    from lessons_lib.structures import grid_cells
+
+    assert (XMIN, YMIN, XMAX, YMAX) == (0, 1, 2, 3)
+    assert (grid_cells.XMIN, grid_cells.YMIN, grid_cells.XMAX, grid_cells.YMAX) == (XMIN, YMIN, XMAX, YMAX)
