@@ -35,7 +35,7 @@ def test_stub_fails():
 
 @pytest.mark.parametrize("name, words", [
     ("closed cell", "reported twice"),
-    ("open cell", "inside no cell"),
+    ("open cell", "inside no region"),
     ("corner of the union", "two boxes taken together"),
     ("corner of box a", "box_a alone"),
     ("upper-right corner", "upper-right corner"),
@@ -66,7 +66,7 @@ def test_other_wrong_answers():
     for wrong in (lambda c, a, b: True,
                   lambda c, a, b: c[0] <= (max(a[0], b[0]) + min(a[2], b[2])) / 2 < c[2]   # the intersection's centre
                   and c[1] <= (max(a[1], b[1]) + min(a[3], b[3])) / 2 < c[3]):
-        with pytest.raises(CheckFailed, match="should be reported by the .* cell only; your keeps_pair says") as failed:
+        with pytest.raises(CheckFailed, match="should be reported by the .* region only; your keeps_pair says") as failed:
             checks.check_keeps_pair(wrong)
         assert "Hint" not in str(failed.value) and "max(" not in str(failed.value)
 
@@ -90,7 +90,7 @@ def test_a_crash_names_the_case():
             raise OverflowError("cannot handle an infinite side")
         return reference(cell, a, b)
     with pytest.raises(CheckFailed, match=r"raised OverflowError: cannot handle an infinite side on two boxes inside "
-                                          r"one cell, the lower left cell: keeps_pair\(\(-inf, -inf, 10, 10\)"):
+                                          r"one region, the lower left region: keeps_pair\(\(-inf, -inf, 10, 10\)"):
         checks.check_keeps_pair(crashes_on_infinite_cells)
 
 
@@ -218,6 +218,7 @@ def test_kd_cells_stub_fails():
     ("points on the cut go low", "lying exactly on a cut to the side below"),
     ("no other axis", "tries the other axis"),
     ("cut with nothing below", "even when no point lies below"),
+    ("children share a rectangle", "rectangle shared between the children"),
     ("rank 0", "rank 0"),
 ])
 def test_kd_cells_typical_mistakes_fail_with_their_hint(name, words):
@@ -316,3 +317,55 @@ def test_kd_cells_must_not_change_the_sample():
         return kd_cells(sample, n_partitions)
     with pytest.raises(CheckFailed, match="changed its argument number 1 in place"):
         checks.check_kd_cells(sorts_in_place)
+
+
+def _with_slips(sample, n_partitions, *, below_test_le=False, on_cut_low=False, share=False, copy_on_append=False):
+    """The lesson's solution with a learner's slips: the "any point below?" test with <=, the points on the cut
+    sent low, both children sharing the parent's rectangle (cells kept as references, or copied when kept)."""
+    cells = []
+    stack = [(sample, np.array([-np.inf, -np.inf, np.inf, np.inf]), n_partitions)]
+    while stack:
+        pts, rect, k = stack.pop()
+        m = len(pts)
+        cut = None
+        if k > 1 and m > 1:
+            spread = pts.max(axis=0) - pts.min(axis=0)
+            first = 0 if spread[0] >= spread[1] else 1
+            for axis in (first, 1 - first):
+                v = pts[:, axis]
+                r = max(1, m * (k // 2) // k)
+                value = np.partition(v, r)[r]
+                if ((v <= value) if below_test_le else (v < value)).any():
+                    cut = axis, value
+                    break
+        if cut is None:
+            cells.append(rect.copy() if copy_on_append else rect)
+            continue
+        axis, value = cut
+        low = (pts[:, axis] <= value) if on_cut_low else (pts[:, axis] < value)
+        lo_rect, hi_rect = (rect, rect) if share else (rect.copy(), rect.copy())
+        lo_rect[axis + 2] = value
+        hi_rect[axis] = value
+        stack.append((pts[low], lo_rect, k // 2))
+        stack.append((pts[~low], hi_rect, k - k // 2))
+    return np.array(cells)
+
+
+@pytest.mark.parametrize("slips", [{"below_test_le": True}, {"below_test_le": True, "on_cut_low": True}],
+                         ids=["le-test", "le-test-and-on-cut-low"])
+def test_kd_cells_le_in_the_below_test_is_named(slips):
+    """`<=` in the test for a point below the cut (with or without the points on the cut sent low): the hint names it."""
+    with pytest.raises(CheckFailed, match=r"Hint: .*even when no point lies below.*\(<= instead of <\)"):
+        checks.check_kd_cells(lambda s, k: _with_slips(s, k, **slips))
+
+
+def test_kd_cells_shared_rectangle_is_named():
+    """Children sharing their parent's rectangle: the check's variant, and a learner's in either order of the stack,
+    with the cells kept as references or copied when kept, all get a hint naming the shared rectangle."""
+    variants = [lambda s, k: kd_cells_with(s, k, copy_rect=False),
+                lambda s, k: _with_slips(s, k, share=True),
+                lambda s, k: _with_slips(s, k, share=True, copy_on_append=True)]
+    for fn in variants:
+        with pytest.raises(CheckFailed, match="Hint: .*shared between the children.*its own copy of the rectangle"):
+            checks.check_kd_cells(fn)
+    kd_cells_with(np.array([[0.0, 0.0], [1.0, 1.0]]), 2, copy_rect=False)   # runs (all cells one array)

@@ -1,7 +1,7 @@
 """Exercise checks for lesson 15: the reference-point rule, and k-d cells fitted on a sample.
 
-The learner writes ``keeps_pair(cell, box_a, box_b) -> bool``: does the
-partition whose half-open region is ``cell = (x0, y0, x1, y1)`` (the points with
+The learner writes ``keeps_pair(region, box_a, box_b) -> bool``: does the
+partition whose half-open rectangle is ``region = (x0, y0, x1, y1)`` (the points with
 ``x0 <= x < x1`` and ``y0 <= y < y1``; outer partitions have infinite sides)
 report the overlapping boxes ``box_a`` and ``box_b``? The rule: exactly when it
 holds the lower-left corner of the boxes' intersection.
@@ -52,7 +52,7 @@ _CELLS = {
 
 #: Named pairs of overlapping boxes, each with the one cell that must report it.
 _CASES = [
-    ("two boxes inside one cell", (1.0, 1.0, 4.0, 4.0), (3.0, 2.0, 6.0, 5.0)),
+    ("two boxes inside one region", (1.0, 1.0, 4.0, 4.0), (3.0, 2.0, 6.0, 5.0)),
     ("a pair across the vertical edge, corner left of it", (5.0, 2.0, 12.0, 6.0), (8.0, 3.0, 15.0, 8.0)),
     ("a pair across the vertical edge, corner right of it", (11.0, 2.0, 14.0, 6.0), (6.0, 3.0, 12.0, 8.0)),
     ("the corner exactly on the vertical edge", (10.0, 2.0, 14.0, 6.0), (6.0, 3.0, 12.0, 8.0)),
@@ -63,9 +63,9 @@ _CASES = [
     ("a wide intersection across the vertical edge, its left part the larger", (5.0, 2.0, 14.0, 6.0),
      (3.0, 3.0, 15.0, 5.0)),
     ("one box inside the other", (0.0, 0.0, 20.0, 20.0), (11.0, 1.0, 12.0, 2.0)),
-    ("a pair far outside every sampled cell (left, below)", (-1e9, -1e9, -1e9 + 5, -1e9 + 5),
+    ("a pair far outside everything sampled (left, below)", (-1e9, -1e9, -1e9 + 5, -1e9 + 5),
      (-1e9 + 2, -1e9 + 1, -1e9 + 8, -1e9 + 9)),
-    ("a pair far outside every sampled cell (right, above)", (1e12, 3e11, 1e12 + 4, 3e11 + 4),
+    ("a pair far outside everything sampled (right, above)", (1e12, 3e11, 1e12 + 4, 3e11 + 4),
      (1e12 + 4, 3e11 + 2, 1e12 + 6, 3e11 + 7)),
     ("a zero-size box (a point) on a corner of another box", (10.0, 10.0, 10.0, 10.0), (4.0, 4.0, 10.0, 10.0)),
 ]
@@ -83,12 +83,12 @@ def _reference(cell, a, b) -> bool:
 KEEPS_PAIR_MISTAKES = {
     "closed cell": (
         lambda c, a, b: c[0] <= max(a[0], b[0]) <= c[2] and c[1] <= max(a[1], b[1]) <= c[3],
-        "your answers count a point exactly on a cut as inside the cells on both sides of it, so a pair whose "
+        "your answers count a point exactly on a cut as inside the regions on both sides of it, so a pair whose "
         "reference point lies on a cut is reported twice. A region is half-open: its lower and left sides belong "
         "to it, its upper and right sides to the next region"),
     "open cell": (
         lambda c, a, b: c[0] < max(a[0], b[0]) < c[2] and c[1] < max(a[1], b[1]) < c[3],
-        "your answers count a point exactly on a cut as inside no cell, so a pair whose reference point lies on a "
+        "your answers count a point exactly on a cut as inside no region, so a pair whose reference point lies on a "
         "cut is lost. A region is half-open: its lower and left sides belong to it"),
     "corner of the union": (
         lambda c, a, b: _inside(c, min(a[0], b[0]), min(a[1], b[1])),
@@ -97,7 +97,7 @@ KEEPS_PAIR_MISTAKES = {
         "corner of their intersection"),
     "corner of box a": (
         lambda c, a, b: _inside(c, a[0], a[1]),
-        "your answers follow the lower-left corner of box_a alone, which need not lie in box_b, so its cell may "
+        "your answers follow the lower-left corner of box_a alone, which need not lie in box_b, so its partition may "
         "never have received box_b. The reference point lies in both boxes: it is a corner of their intersection"),
     "upper-right corner": (
         lambda c, a, b: _inside(c, min(a[2], b[2]), min(a[3], b[3])),
@@ -121,7 +121,7 @@ def _keeps(fn, cell, a, b, where: str) -> bool:
 
 
 def _answers(fn, cases) -> list[tuple[bool, ...]]:
-    return [tuple(_keeps(fn, cell, a, b, f"{name}, the {where} cell") for where, cell in _CELLS.items())
+    return [tuple(_keeps(fn, cell, a, b, f"{name}, the {where} region") for where, cell in _CELLS.items())
             for name, a, b in cases]
 
 
@@ -142,7 +142,7 @@ def _lattice_scene():
 
 
 def check_keeps_pair(fn) -> None:
-    """Check ``fn(cell, box_a, box_b) -> bool``, the reference-point rule, on edge cases and in a whole join.
+    """Check ``fn(region, box_a, box_b) -> bool``, the reference-point rule, on edge cases and in a whole join.
 
     Raises
     ------
@@ -155,10 +155,10 @@ def check_keeps_pair(fn) -> None:
     if answers != want:
         k = next(i for i in range(len(want)) if answers[i] != want[i])
         name, a, b = _CASES[k]
-        said = [cell for cell, yes in zip(_CELLS, answers[k]) if yes] or ["no cell"]
+        said = [cell for cell, yes in zip(_CELLS, answers[k]) if yes] or ["no region"]
         right = [cell for cell, yes in zip(_CELLS, want[k]) if yes]
         raise CheckFailed(f"{name}: boxes {fmt(a)} and {fmt(b)} on the 2 x 2 grid cut at x = 10 and y = 10 should "
-                          f"be reported by the {right[0]} cell only; your keeps_pair says: {', '.join(said)}."
+                          f"be reported by the {right[0]} region only; your keeps_pair says: {', '.join(said)}."
                           f"{_hint(answers)}")
     # a whole join: k-d cells whose cuts fall on the lattice, every overlapping pair reported exactly once
     boxes = _lattice_scene()
@@ -180,7 +180,7 @@ def check_keeps_pair(fn) -> None:
         if got != [p]:
             raise CheckFailed(f"in a join over {part.n_partitions} k-d cells, the pair of boxes {a} {fmt(boxes[a])} "
                               f"and {b} {fmt(boxes[b])} was reported by partitions {got or 'none'}; it should be "
-                              f"reported by partition {p} (cell {fmt(part.tiles[p])}) only.")
+                              f"reported by partition {p} (region {fmt(part.tiles[p])}) only.")
     print(f"keeps_pair reports each of the {len(everything):,} pairs of a {len(boxes)}-box lattice exactly once over "
           f"{part.n_partitions} partitions, and passes {len(_CASES)} edge cases (corners on edges, far outside "
           "the sample): no pair lost, none twice.")
@@ -199,7 +199,7 @@ COPIES_SLACK, COPIES_EXTRA = 0.25, 0.01
 
 
 def kd_cells_with(sample, n_partitions, *, rank="floor", cut="rank", axis_rule="spread", other_axis=True,
-                   low_cells="floor", on_cut="high", min_rank=1, test_below=True) -> np.ndarray:
+                   low_cells="floor", on_cut="high", min_rank=1, test_below=True, copy_rect=True) -> np.ndarray:
     """The k-d rule of lesson 15's exercise 2, with one thing changed per keyword (the typical mistakes).
 
     The rule (all defaults): a node (a rectangle, its points, the number ``k`` of cells to
@@ -234,6 +234,10 @@ def kd_cells_with(sample, n_partitions, *, rank="floor", cut="rank", axis_rule="
         The smallest rank allowed.
     test_below : bool
         Cut only when a point lies below the cut value.
+    copy_rect : bool
+        Give each child its own copy of the node's rectangle; ``False``: both children
+        (and so every node and every cell) share the first node's one array, so each cut
+        changes them all.
 
     Returns
     -------
@@ -268,7 +272,7 @@ def kd_cells_with(sample, n_partitions, *, rank="floor", cut="rank", axis_rule="
             cells.append(rect)
             continue
         axis, value, low = chosen
-        lo_rect, hi_rect = rect.copy(), rect.copy()
+        lo_rect, hi_rect = (rect.copy(), rect.copy()) if copy_rect else (rect, rect)
         lo_rect[axis + 2] = value
         hi_rect[axis] = value
         n_low = k // 2 if low_cells == "floor" else k - k // 2
@@ -276,6 +280,13 @@ def kd_cells_with(sample, n_partitions, *, rank="floor", cut="rank", axis_rule="
         stack.append((idx[low], lo_rect, n_low, depth + 1))
     return np.array(cells)
 
+
+#: The cause of cells that are all one rectangle, or that no longer reach the infinite sides.
+SHARED_RECTANGLE_CAUSE = (
+    "when both children are made from their parent's rectangle without a copy (the same array, or the same list), "
+    "setting the low child's high side at the cut also moves the high child's, and every cell made from them ends "
+    "up the same changed rectangle. Give each child its own copy of the rectangle")
+SHARED_RECTANGLE_HINT = f"the likely cause is one rectangle shared between the children: {SHARED_RECTANGLE_CAUSE}"
 
 #: Plausible wrong k-d rules: name -> (what differs from the rule, the hint that names it).
 KD_CELLS_MISTAKES = {
@@ -317,9 +328,14 @@ KD_CELLS_MISTAKES = {
         "(many equal smallest coordinates); the rule tries the other axis before giving up"),
     "cut with nothing below": (
         {"test_below": False},
-        "your cells are those of cuts made even when no point lies below the cut value (equal coordinates): such "
-        "a cut leaves a side without any sampled point, a cell for nothing, and the cells the sample needed are "
-        "missing elsewhere"),
+        "your cells are those of cuts made even when no point lies below the cut value (equal coordinates). That "
+        "happens when nothing tests for a point below the cut, or when the test counts the points on the cut too "
+        "(<= instead of <): the point of the cut's rank lies on the cut, so such a test always finds one. A cut "
+        "with nothing below leaves a side without any sampled point, a cell for nothing, and the cells the sample "
+        "needed are missing elsewhere. Points on the cut belong to the high side, in that test as in the split"),
+    "children share a rectangle": (
+        {"copy_rect": False},
+        SHARED_RECTANGLE_HINT),
     "rank 0": (
         {"min_rank": 0},
         "your cells are those of a cut at rank 0 when a node has fewer points than cells: no point lies below the "
@@ -430,7 +446,11 @@ def _library_calls(fn):
 
 
 def _expect_cells(got, where: str, k: int) -> np.ndarray:
-    """``got`` as a ``(p, 4)`` float64 array of half-open cells that cover the plane exactly once."""
+    """``got`` as a ``(p, 4)`` float64 array of half-open cells that cover the plane exactly once.
+
+    When they do not, and several cells are the same rectangle or no cell reaches one of the
+    infinite sides, the message adds :data:`SHARED_RECTANGLE_HINT` (what such answers come from).
+    """
     if not isinstance(got, np.ndarray):
         raise CheckFailed(f"{where}: kd_cells must return a NumPy array of shape (p, 4), float64, got a "
                           f"{type(got).__name__}" + (" (a list of rows is not an array: convert it before "
@@ -457,6 +477,7 @@ def _expect_cells(got, where: str, k: int) -> np.ndarray:
             holders = np.flatnonzero((got[:, 0] <= x) & (x < got[:, 2]) & (got[:, 1] <= y) & (y < got[:, 3]))
             if len(holders) == 1:
                 continue
+            shared = (f" Hint: several of your cells are the very same rectangle; {SHARED_RECTANGLE_HINT}." if len(np.unique(got, axis=0)) < len(got) else "")
             point = (f"the point ({num(x)}, {num(y)})" if np.isfinite([x, y]).all()
                      else f"every point far away towards ({num(x)}, {num(y)})")
             if len(holders) == 0:
@@ -465,11 +486,15 @@ def _expect_cells(got, where: str, k: int) -> np.ndarray:
                          if not (got[:, col] == inf).any()]
                 far = (f" No cell reaches {outer[0]}, so a box beyond every sampled centre in that direction would "
                        "reach no partition." if outer else "")
+                if outer and not shared:
+                    shared = (" Hint: two causes are likely. The first node's rectangle is not the whole plane, "
+                              "(-inf, -inf, inf, inf); or one rectangle is shared between the children: "
+                              f"{SHARED_RECTANGLE_CAUSE}.")
                 raise CheckFailed(f"{where}: {point} lies in none of your {len(got)} cells; together they must cover "
-                                  f"the whole plane.{far}")
+                                  f"the whole plane.{far}{shared}")
             raise CheckFailed(f"{where}: {point} lies in your cells {int(holders[0])} "
                               f"{fmt(got[holders[0]])} and {int(holders[1])} {fmt(got[holders[1]])}; each point "
-                              "belongs to exactly one cell.")
+                              f"belongs to exactly one cell.{shared}")
     return got
 
 
