@@ -10,26 +10,20 @@ structure as it was).
 """
 from __future__ import annotations
 
-import pathlib
 import signal
-import sys
 
 import numpy as np
 import pytest
 
-import lessons_lib
 from lessons_lib import STRUCTURES, make_scene
 from lessons_lib.core.interrupts import deferring, uninterrupted
 from lessons_lib.structures.brute_force import brute_force_pairs
 
+from interrupt_helpers import count_lines, interrupt_at
+
 pytestmark = pytest.mark.usefixtures("sigint_raises")  # (conftest: SIGINT raises, even in a background job)
 
 POINTS = 40  # injection points tried per call, spread over its steps
-LIBRARY = str(pathlib.Path(lessons_lib.__file__).parent)  # steps are the library's own lines
-
-
-def _library_line(frame, event) -> bool:
-    return event == "line" and frame.f_code.co_filename.startswith(LIBRARY)
 
 
 def _populated(name):
@@ -59,46 +53,6 @@ def _same(a, b) -> bool:
     return a[0] == b[0] and np.array_equal(a[1], b[1]) and np.array_equal(a[2], b[2])
 
 
-def _count_lines(fn) -> int:
-    n = 0
-
-    def tracer(frame, event, arg):
-        nonlocal n
-        if _library_line(frame, event):
-            n += 1
-        return tracer
-
-    sys.settrace(tracer)
-    try:
-        fn()
-    finally:
-        sys.settrace(None)
-    return n
-
-
-def _interrupt_at(k: int, fn) -> tuple[bool, bool]:
-    """Run ``fn`` raising SIGINT at its ``k``-th line: (was the signal raised, did a KeyboardInterrupt come out)."""
-    seen, raised = 0, False
-
-    def tracer(frame, event, arg):
-        nonlocal seen, raised
-        if _library_line(frame, event):
-            seen += 1
-            if seen == k:
-                raised = True
-                signal.raise_signal(signal.SIGINT)
-        return tracer
-
-    sys.settrace(tracer)
-    try:
-        fn()
-    except KeyboardInterrupt:
-        return raised, True
-    finally:
-        sys.settrace(None)
-    return raised, False
-
-
 @pytest.mark.parametrize("op", list(OPERATIONS))
 @pytest.mark.parametrize("name", sorted(STRUCTURES))
 def test_an_interrupt_at_any_step_takes_effect_after_the_call(name, op):
@@ -107,10 +61,10 @@ def test_an_interrupt_at_any_step_takes_effect_after_the_call(name, op):
     OPERATIONS[op](expected)
     after = _state(expected)
     counted = _populated(name)  # (the op above compiled what it calls: the lines counted now are the op's own)
-    steps = _count_lines(lambda: OPERATIONS[op](counted))
+    steps = count_lines(lambda: OPERATIONS[op](counted))
     for k in sorted(set(np.linspace(1, max(1, steps), POINTS).astype(int).tolist())):
         bp = _populated(name)
-        raised, interrupted = _interrupt_at(k, lambda: OPERATIONS[op](bp))
+        raised, interrupted = interrupt_at(k, lambda: OPERATIONS[op](bp))
         assert not deferring()
         n, ids, boxes = state = _state(bp)
         where = f"{name}.{op}, SIGINT at line {k} of {steps}"

@@ -351,13 +351,7 @@ def test_an_interrupt_while_boxes_cross_the_budget_leaves_the_call_whole(sigint_
     """SIGINT at every line of an insert, update_many, remove and cleanup that move boxes on and off the
     oversize list: the KeyboardInterrupt comes right after the call (or before it begins), never half-way, as
     test_interrupts.py checks with default grids, where nothing is over the budget."""
-    import pathlib
-    import signal
-    import sys
-
-    import lessons_lib
-
-    library = str(pathlib.Path(lessons_lib.__file__).parent)
+    from interrupt_helpers import count_lines, interrupt_at
 
     def populated():
         boxes = np.vstack([make_scene("random", 40, seed=5) / 8, [[0, 0, 100, 100], [10, 10, 90, 20]]])
@@ -372,39 +366,12 @@ def test_an_interrupt_while_boxes_cross_the_budget_leaves_the_call_whole(sigint_
         want = populated()
         assert want.oversize().tolist() == [40, 41]
         op(want)
-        lines = 0
-
-        def count(frame, event, arg):
-            nonlocal lines
-            lines += event == "line" and frame.f_code.co_filename.startswith(library)
-            return count
-
         counted = populated()
-        sys.settrace(count)
-        try:
-            op(counted)
-        finally:
-            sys.settrace(None)
+        lines = count_lines(lambda: op(counted))
         hits = 0
         for k in sorted(set(np.linspace(1, lines, 25).astype(int).tolist())):
-            bp, seen, raised, interrupted = populated(), 0, False, False
-
-            def tracer(frame, event, arg):
-                nonlocal seen, raised
-                if event == "line" and frame.f_code.co_filename.startswith(library):
-                    seen += 1
-                    if seen == k:
-                        raised = True
-                        signal.raise_signal(signal.SIGINT)
-                return tracer
-
-            sys.settrace(tracer)
-            try:
-                op(bp)
-            except KeyboardInterrupt:
-                interrupted = True
-            finally:
-                sys.settrace(None)
+            bp = populated()
+            raised, interrupted = interrupt_at(k, lambda: op(bp))
             assert interrupted == raised, f"SIGINT at line {k} of {lines}: the interrupt was lost"
             hits += interrupted
             bp.check_invariants()
