@@ -115,8 +115,10 @@ from lessons_lib.checks.partitioned import KD_CELLS_MISTAKES, kd_cells_with  # n
 from lessons_lib.partitioned import fit_partitioning, kdtree_partitioning  # noqa: E402
 
 
-def kd_cells(sample, n_partitions):
-    """The lesson's solution: a stack of nodes (points, rectangle, cells to make)."""
+def kd_cells(sample, n_partitions, *, below_test_le=False, on_cut_low=False, share=False, copy_on_append=False):
+    """The lesson's solution: a stack of nodes (points, rectangle, cells to make); the keywords add a learner's
+    slips: the "any point below?" test with <=, the points on the cut sent low, both children sharing the
+    parent's rectangle (cells kept as references, or copied when kept)."""
     cells = []
     stack = [(sample, np.array([-np.inf, -np.inf, np.inf, np.inf]), n_partitions)]
     while stack:
@@ -130,15 +132,15 @@ def kd_cells(sample, n_partitions):
                 v = pts[:, axis]
                 r = max(1, m * (k // 2) // k)
                 value = np.partition(v, r)[r]
-                if (v < value).any():
+                if ((v <= value) if below_test_le else (v < value)).any():
                     cut = axis, value
                     break
         if cut is None:
-            cells.append(rect)
+            cells.append(rect.copy() if copy_on_append else rect)
             continue
         axis, value = cut
-        low = pts[:, axis] < value
-        lo_rect, hi_rect = rect.copy(), rect.copy()
+        low = (pts[:, axis] <= value) if on_cut_low else (pts[:, axis] < value)
+        lo_rect, hi_rect = (rect, rect) if share else (rect.copy(), rect.copy())
         lo_rect[axis + 2] = value
         hi_rect[axis] = value
         stack.append((pts[low], lo_rect, k // 2))
@@ -319,52 +321,20 @@ def test_kd_cells_must_not_change_the_sample():
         checks.check_kd_cells(sorts_in_place)
 
 
-def _with_slips(sample, n_partitions, *, below_test_le=False, on_cut_low=False, share=False, copy_on_append=False):
-    """The lesson's solution with a learner's slips: the "any point below?" test with <=, the points on the cut
-    sent low, both children sharing the parent's rectangle (cells kept as references, or copied when kept)."""
-    cells = []
-    stack = [(sample, np.array([-np.inf, -np.inf, np.inf, np.inf]), n_partitions)]
-    while stack:
-        pts, rect, k = stack.pop()
-        m = len(pts)
-        cut = None
-        if k > 1 and m > 1:
-            spread = pts.max(axis=0) - pts.min(axis=0)
-            first = 0 if spread[0] >= spread[1] else 1
-            for axis in (first, 1 - first):
-                v = pts[:, axis]
-                r = max(1, m * (k // 2) // k)
-                value = np.partition(v, r)[r]
-                if ((v <= value) if below_test_le else (v < value)).any():
-                    cut = axis, value
-                    break
-        if cut is None:
-            cells.append(rect.copy() if copy_on_append else rect)
-            continue
-        axis, value = cut
-        low = (pts[:, axis] <= value) if on_cut_low else (pts[:, axis] < value)
-        lo_rect, hi_rect = (rect, rect) if share else (rect.copy(), rect.copy())
-        lo_rect[axis + 2] = value
-        hi_rect[axis] = value
-        stack.append((pts[low], lo_rect, k // 2))
-        stack.append((pts[~low], hi_rect, k - k // 2))
-    return np.array(cells)
-
-
 @pytest.mark.parametrize("slips", [{"below_test_le": True}, {"below_test_le": True, "on_cut_low": True}],
                          ids=["le-test", "le-test-and-on-cut-low"])
 def test_kd_cells_le_in_the_below_test_is_named(slips):
     """`<=` in the test for a point below the cut (with or without the points on the cut sent low): the hint names it."""
     with pytest.raises(CheckFailed, match=r"Hint: .*even when no point lies below.*\(<= instead of <\)"):
-        checks.check_kd_cells(lambda s, k: _with_slips(s, k, **slips))
+        checks.check_kd_cells(lambda s, k: kd_cells(s, k, **slips))
 
 
 def test_kd_cells_shared_rectangle_is_named():
     """Children sharing their parent's rectangle: the check's variant, and a learner's in either order of the stack,
     with the cells kept as references or copied when kept, all get a hint naming the shared rectangle."""
     variants = [lambda s, k: kd_cells_with(s, k, copy_rect=False),
-                lambda s, k: _with_slips(s, k, share=True),
-                lambda s, k: _with_slips(s, k, share=True, copy_on_append=True)]
+                lambda s, k: kd_cells(s, k, share=True),
+                lambda s, k: kd_cells(s, k, share=True, copy_on_append=True)]
     for fn in variants:
         with pytest.raises(CheckFailed, match="Hint: .*shared between the children.*its own copy of the rectangle"):
             checks.check_kd_cells(fn)
