@@ -39,7 +39,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from .core.elements import ElementTable, exchange_boxes
+from .core.elements import ElementTable, exchange_boxes, exchange_changed
 from .core.interrupts import uninterrupted
 from .geometry import ARTICLE_WORLD, as_box, as_boxes, box_extent
 from .core.pair_order import canonical_pairs, normalize_pairs
@@ -182,6 +182,10 @@ class BroadPhase(abc.ABC):
     name: ClassVar[str] = ""
     #: False for structures whose ``_update_many`` ignores the old boxes (it then gets a ``(0, 4)`` array).
     update_reads_old: ClassVar[bool] = True
+    #: True for structures to which an element whose box did not change is no news: ``update_many``
+    #: then passes ``_update_many`` only the elements whose box changed (with their old boxes), so a
+    #: frame where most bodies rest costs one pass over the boxes plus what moved.
+    update_changed_only: ClassVar[bool] = False
     #: Public calls that may change the structure (a lazy rebuild in ``pairs`` too): an interrupt
     #: waits for their end, in every subclass that overrides them as well. ``query`` is hot and
     #: reads only: a structure whose query rebuilds lazily marks that step ``@uninterrupted``.
@@ -298,6 +302,10 @@ class BroadPhase(abc.ABC):
         if len(ids_arr) != len(b):
             raise ValueError(f"ids must have shape ({len(b)},) to match boxes, got shape {ids_arr.shape}")
         slots = self.elements.distinct_slots(ids_arr)
+        if self.update_changed_only:  # one pass: the changed rows written, their old boxes out
+            changed, old = exchange_changed(self.elements.boxes, slots, b)
+            self._update_many(slots[changed], old, b[changed])
+            return
         old = exchange_boxes(self.elements.boxes, slots, b, self.update_reads_old)  # one pass: old out, new in
         self._update_many(slots, old, b)
 

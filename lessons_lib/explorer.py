@@ -79,7 +79,7 @@ from .geometry import ARTICLE_WORLD, as_box, as_boxes, boxes_overlap
 from .widgets import StaticFigure, figure_png
 
 __all__ = ["ARRAY_VIEWS", "ArrayRow", "CROWDED_BOXES", "Explorer", "GESTURE_ERRORS", "LEGEND_WORDS",
-           "canvas_colors", "structure_arrays", "visit_counts"]
+           "canvas_colors", "changed_entries", "structure_arrays", "visit_counts"]
 
 #: Exceptions a gesture may raise that the widget shows as text (anything else is a bug and propagates).
 GESTURE_ERRORS = (ValueError, KeyError, TypeError, IndexError)

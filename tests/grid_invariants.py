@@ -14,7 +14,7 @@ from lessons_lib import CountingSortGrid, HierarchicalGrid, LooseTightGrid, Poin
 from lessons_lib.structures.counting_sort_grid import FREE_SLOT, GIANT
 from lessons_lib.structures.grid_cells import cell_of_centre, cell_span
 from lessons_lib.structures.loose_bounds import f32_down, f32_up
-from lessons_lib.structures.loose_tight_grid import is_near
+from lessons_lib.structures.loose_tight_pairs import is_near
 from lessons_lib.structures.point_grid import half_sizes
 from lessons_lib.structures.spatial_hash import CELL_LIMIT, KEY_SHIFT
 

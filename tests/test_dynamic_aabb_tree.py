@@ -195,6 +195,24 @@ def test_a_small_move_changes_no_node():
     check_all(t, boxes)
 
 
+def test_resting_bodies_cost_nothing_and_only_the_moved_are_searched_again():
+    # a frame of every id where most boxes are the same as before: only the changed ones reach the tree
+    boxes = make_scene("random", 300, seed=4)
+    t = DynamicAABBTree.from_boxes(boxes, margin=0.0)
+    t.pairs()
+    before = node_state(t)
+    t.update_many(np.arange(300), boxes.copy())  # every body at rest
+    assert t.stats["inserted"] == 0 and t.stats["refitted"] == 0 and int(t._move_count[0]) == 0
+    for a, b in zip(before, node_state(t)):
+        np.testing.assert_array_equal(a, b)
+    moved = np.array([3, 150, 299])
+    boxes[moved] += 7.0
+    t.update_many(np.arange(300), boxes.copy())
+    assert t.stats["inserted"] == 3 and sorted(t._move_list[:int(t._move_count[0])].tolist()) == moved.tolist()
+    check_all(t, boxes)
+    assert t.last_pairs_incremental
+
+
 def test_a_move_past_the_fat_box_reinserts():
     boxes = make_scene("random", 200, seed=1)
     t = DynamicAABBTree.from_boxes(boxes, margin=1.0)

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from lessons_lib.core.elements import ElementTable
+from lessons_lib.core.elements import ElementTable, exchange_changed
 
 BOX = np.array([0.0, 0.0, 1.0, 1.0])
 
@@ -75,3 +75,19 @@ def test_unknown_ids_are_key_errors():
         t.slot(-1)
     with pytest.raises(ValueError, match="already stored"):
         t.add(2, BOX)
+
+
+def test_exchange_changed_writes_and_reports_only_the_changed_rows():
+    table = np.arange(24, dtype=np.float64).reshape(6, 4)
+    slots = np.array([4, 1, 2], np.int64)
+    new = table[slots].copy()
+    new[1, 3] += 0.5  # slot 1 moves
+    new[2] = [-1.0, -1.0, 0.0, 0.0]  # slot 2 too
+    before = table.copy()
+    changed, old = exchange_changed(table, slots, new)
+    assert changed.tolist() == [1, 2]
+    np.testing.assert_array_equal(old, before[[1, 2]])
+    np.testing.assert_array_equal(table[slots], new)
+    np.testing.assert_array_equal(table[[0, 3, 5]], before[[0, 3, 5]])
+    changed, old = exchange_changed(table, slots, new)  # the same boxes again: nothing
+    assert changed.shape == (0,) and old.shape == (0, 4)

@@ -164,6 +164,9 @@ def test_stored_result_readers_agree_with_the_files():
     assert anchor and all(row["C quadtree"] > 0 and row["loose_quadtree"] > 0 for row in anchor)
     grid = loose_lab.double_grid_rows()
     assert all(row["grid / tree"] == pytest.approx(row["double grid"] / row["compact quadtree"]) for row in grid)
+    assert all(row["grid / fastest"] >= 1.0 - 1e-12 for row in grid)
+    assert {"lesson 12: dynamic suite, 'mixed_sizes'", "lesson 13: step, 'giants'"} <= {row["where"] for row in grid}
+    assert all(row["n"] >= 10_000 for row in grid if row["where"].startswith("lesson 12"))
     trick = loose_lab.uniform_size_rows()
     assert all(row["speed-up"] == pytest.approx(row["boxes (UniformGrid)"] / row["points (PointGrid)"]) for row in trick)
 

@@ -179,7 +179,7 @@ def _giant_scene():
 
 
 def test_pairs_split_near_elements_and_giants():
-    from lessons_lib.structures.loose_tight_grid import is_near
+    from lessons_lib.structures.loose_tight_pairs import is_near
 
     boxes = _giant_scene()
     bp = LooseTightGrid.from_boxes(boxes, world=[0, 0, 800, 600])
@@ -211,7 +211,7 @@ def test_touching_across_the_near_limit():
 
 
 def test_pairs_core_output_trusted_only_below_its_size():
-    from lessons_lib.structures.loose_tight_grid import pairs_core
+    from lessons_lib.structures.loose_tight_pairs import pairs_core
 
     boxes = _giant_scene()
     bp = LooseTightGrid.from_boxes(boxes, world=[0, 0, 800, 600])

@@ -32,7 +32,7 @@ import numpy as np
 
 from .jit import njit, njit_parallel_and_serial, prange, use_threads
 
-__all__ = ["ElementTable", "exchange_boxes", "check_identity_slots"]
+__all__ = ["ElementTable", "exchange_boxes", "exchange_changed", "check_identity_slots"]
 
 
 @njit
@@ -90,6 +90,41 @@ def exchange_boxes(table, slots, new, keep_old=True):
                 old[k, t] = table[s, t]
             table[s, t] = new[k, t]
     return old
+
+
+@njit
+def exchange_changed(table, slots, new):
+    """Write the rows of ``new`` that differ from ``table[slots]``; return which they were and their old rows.
+
+    ``table``, ``slots`` and ``new`` as in :func:`exchange_boxes` (``table`` changed in place).
+
+    Returns
+    -------
+    changed : numpy.ndarray, shape (m,), int64
+        Positions ``k`` (into ``slots`` and ``new``) whose box differs in value from the stored one.
+    old : numpy.ndarray, shape (m, 4), float64
+        Their stored boxes before the write, in the order of ``changed``.
+
+    For structures that skip an element whose box did not change (``BroadPhase.update_changed_only``):
+    one pass over the rows, and what follows costs only what moved (most bodies at rest).
+    """
+    k_all = slots.shape[0]
+    changed = np.empty(k_all, dtype=np.int64)
+    m = 0
+    for k in range(k_all):
+        s = slots[k]
+        if (table[s, 0] != new[k, 0]) | (table[s, 1] != new[k, 1]) | (table[s, 2] != new[k, 2]) \
+                | (table[s, 3] != new[k, 3]):
+            changed[m] = k
+            m += 1
+    old = np.empty((m, 4), dtype=np.float64)
+    for t in range(m):
+        k = changed[t]
+        s = slots[k]
+        for c in range(4):
+            old[t, c] = table[s, c]
+            table[s, c] = new[k, c]
+    return changed[:m].copy(), old
 
 
 def _fill_slots(ids, boxes, alive, first, new_ids, new_boxes, identity):

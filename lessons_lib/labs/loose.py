@@ -199,7 +199,7 @@ def _cover(world, rects):
 # --------------------------------------------------------------------------
 # Lesson 07: the loose/tight double grid
 # --------------------------------------------------------------------------
-#: The loose cells' rectangles: the darkest colour of the course's region colour map.
+#: The loose cells' rectangles: a dark purple, apart from the grey region ramp and every meaning colour.
 _LOOSE_RECT_COLOR = "#440154"
 
 
@@ -860,42 +860,68 @@ def anchor_rows(structures=("quadtree", "loose_quadtree")) -> list[dict]:
     return rows
 
 
-def double_grid_rows() -> list[dict]:
+def double_grid_rows(dynamic_min_n: int = 10_000) -> list[dict]:
     """The double grid against the compact quadtree in every stored comparison of the course, ms per frame.
 
-    Rows: this lesson's comparison (``loose_structures.csv``: one frame, every box
-    moved, ``update_many + cleanup + pairs``), lesson 12's dynamic suite
-    (``bench_dynamic.csv``, scene ``random``: ``update_many + pairs``), lesson 13's
-    simulation (``sim_scaling.csv``: a whole simulation step) and lesson 13's run of
+    Rows: this lesson's comparison (``loose_structures.csv``, scenes ``random`` and
+    ``mixed_sizes``: one frame, every box moved, ``update_many + cleanup + pairs``),
+    lesson 12's dynamic suite (``bench_dynamic.csv``, each scene at ``dynamic_min_n``
+    boxes or more: ``update_many + pairs``), lesson 13's simulation (``sim_scaling.csv``:
+    a whole simulation step, 20,000 agents or more), lesson 13's resting-bodies scenes
+    (``sim_scenes.csv``, scenes ``resting`` and ``giants``: each structure in the faster
+    of its two modes, ``update_many`` or a rebuild every frame) and lesson 13's run of
     the answer set's own C code on the same frames (``bench_anchor_c.csv``).
+
+    Parameters
+    ----------
+    dynamic_min_n : int
+        Smallest box count of the dynamic suite kept (its 1,000-box frames take a
+        tenth of a millisecond, too little to rank structures by).
 
     Returns
     -------
     list of dict
         ``where, n, double grid, compact quadtree, grid / tree, fastest`` (the
-        fastest structure of that comparison at that size).
+        fastest entrant of that comparison at that size) and ``grid / fastest``
+        (the double grid's time over the fastest's: 1.0 when it is the fastest).
+
+    Raises
+    ------
+    FileNotFoundError
+        If one of the stored files is missing (``make bench`` writes them).
     """
     rows = []
 
     def add(where, n, grid, tree, candidates):
         fastest = min(candidates, key=candidates.get)
         rows.append({"where": where, "n": int(n), "double grid": float(grid), "compact quadtree": float(tree),
-                     "grid / tree": float(grid) / float(tree), "fastest": fastest})
+                     "grid / tree": float(grid) / float(tree), "fastest": fastest,
+                     "grid / fastest": float(grid) / float(candidates[fastest])})
 
-    t = load_results("loose_structures").where(scene="random")
-    for n in t.unique("n"):
-        here = {r["structure"]: r["frame_ms"] for r in t.where(n=n).rows()}
-        add("lesson 07: one frame, 'random'", n, here["LooseTightGrid"], here["Quadtree"], here)
-    d = load_results("bench_dynamic").where(scene="random", status="ok")
-    for n in d.unique("n"):
-        here = {r["structure"]: r["frame_ms"] for r in d.where(n=n).rows()}
-        if "loose_tight_grid" in here and "quadtree" in here:
-            add("lesson 12: dynamic suite, 'random'", n, here["loose_tight_grid"], here["quadtree"], here)
+    t = load_results("loose_structures")
+    for scene in ("random", "mixed_sizes"):
+        for n in t.where(scene=scene).unique("n"):
+            here = {r["structure"]: r["frame_ms"] for r in t.where(scene=scene, n=n).rows()}
+            add(f"lesson 07: one frame, '{scene}'", n, here["LooseTightGrid"], here["Quadtree"], here)
+    d = load_results("bench_dynamic").where(status="ok")
+    for scene in d.unique("scene"):
+        for n in d.where(scene=scene).unique("n"):
+            here = {r["structure"]: r["frame_ms"] for r in d.where(scene=scene, n=n).rows()}
+            if n >= dynamic_min_n and "loose_tight_grid" in here and "quadtree" in here:
+                add(f"lesson 12: dynamic suite, '{scene}'", n, here["loose_tight_grid"], here["quadtree"], here)
     s = load_results("sim_scaling")
     for n in s.unique("n"):
         here = {r["structure"]: r["step_ms"] for r in s.where(n=n).rows()}
         if "loose_tight_grid" in here and "quadtree" in here and n >= 20_000:
             add("lesson 13: simulation step", n, here["loose_tight_grid"], here["quadtree"], here)
+    sc = load_results("sim_scenes")
+    for scene in ("resting", "giants"):
+        for n in sc.where(scene=scene).unique("n"):
+            here = {}
+            for r in sc.where(scene=scene, n=n).rows():
+                here[r["structure"]] = min(here.get(r["structure"], np.inf), r["step_ms"])
+            if "loose_tight_grid" in here and "quadtree" in here:
+                add(f"lesson 13: step, '{scene}'", n, here["loose_tight_grid"], here["quadtree"], here)
     for r in anchor_rows(("quadtree", "loose_tight_grid")):
         add("lesson 13: the source's C code", r["agents"], r["C loose/tight grid"], r["C quadtree"],
             {"C loose/tight grid": r["C loose/tight grid"], "C quadtree": r["C quadtree"]})

@@ -24,7 +24,7 @@ from ..geometry import as_boxes, boxes_overlap
 from ..structures.bulk_rtree import METHODS, BulkRTree, pack_order, str_groups
 from ..structures.kdtree import KDTree
 from ..structures.rtree import LOG_COLS
-from ..structures.rtree_nodes import NodeArrays, centres_of, query_with_visits
+from ..structures.rtree_nodes import CHILD, COUNT, NodeArrays, centres_of, query_with_visits
 from ..widgets import Stepper, figure_png
 
 __all__ = ["split_stepper", "reinsert_frames", "reinsert_stepper", "deletion_stepper", "packing_stepper",
@@ -190,7 +190,7 @@ def reinsert_frames(boxes, *, max_entries: int = 5, reinsert_fraction: float = 0
         leaf = -1
         if len(tree) and tree.height >= 2:
             v = int(choose_subtree(nd, box.copy(), 0))
-            if nd[2][v] == M:
+            if nd[COUNT][v] == M:
                 leaf = v
         if leaf < 0 or seen < which:
             seen += leaf >= 0
@@ -198,7 +198,7 @@ def reinsert_frames(boxes, *, max_entries: int = 5, reinsert_fraction: float = 0
             continue
         levels = [r.copy() for r in tree.nodes_by_level()]
         slot_ids = tree.elements.ids
-        entries = [int(slot_ids[s]) for s in nd[4][leaf, :nd[2][leaf]]] + [k]
+        entries = [int(slot_ids[s]) for s in nd[CHILD][leaf, :nd[COUNT][leaf]]] + [k]
         eb = np.array([b[i] for i in entries])
         u = unit_boxes(eb)
         cx = 0.5 * u[:, 0].min() + 0.5 * u[:, 2].max()

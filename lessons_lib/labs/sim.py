@@ -84,7 +84,7 @@ from dataclasses import astuple, dataclass, fields
 
 import numpy as np
 
-from .. import style
+from .. import style, viz
 from ..base import resolve_structure
 from ..structures.curves import hilbert_keys
 from ..geometry import as_box
@@ -814,5 +814,5 @@ def _depth_colors(depths) -> np.ndarray:
 
     d = np.asarray(depths, dtype=np.int64)
     top = max(int(d.max()) if len(d) else 0, 1)
-    rgba = colormaps[style.REGION_CMAP](0.8 * np.minimum(d, top) / top)
+    rgba = colormaps[style.REGION_CMAP](viz.REGION_CMAP_TOP * np.minimum(d, top) / top)
     return np.ascontiguousarray((255 * rgba[:, :3]).round().astype(np.uint8)).reshape(-1, 3)

@@ -133,8 +133,6 @@ PATH_REFIT = 3
 BUILT, GROWN = 0, 1
 #: ``pairs()`` starts from the last call's pairs when at most this fraction of the elements moved since.
 INCREMENTAL_FRACTION = 0.25
-#: Kinds of rotation at a node A with children B, C: swap B with a child of C (F or G), or C with a child of B (D or E).
-ROTATE_NONE, ROTATE_BF, ROTATE_BG, ROTATE_CD, ROTATE_CE = 0, 1, 2, 3, 4
 #: Bins per axis of the top-down surface-area build.
 BINS = 16
 #: Columns of the build's ``bins`` array ``(BINS, 5)`` float64: the boxes in the bin, then the bounds of their
@@ -512,42 +510,25 @@ def rotate(nd, a):
     pile up in one long chain). Returns 1 when a rotation was applied, else 0.
     """
     box, parent, child1, child2, height, element, meta = nd
-    b, c = child1[a], child2[a]
-    best_kind = ROTATE_NONE
+    best_outer, best_inner, best_deep = NULL, NULL, NULL
     best_delta = 0.0
     best_height = height[a]
-    if height[c] > 0:  # swap B with F or with G: C becomes G u B or F u B
-        f, g = child1[c], child2[c]
-        base = node_cost(box, c)
-        delta = pair_cost(box, g, b) - base
-        h = 1 + max(height[f], 1 + max(height[g], height[b]))
-        if delta < best_delta or (delta == best_delta and h < best_height):
-            best_kind, best_delta, best_height = ROTATE_BF, delta, h
-        delta = pair_cost(box, f, b) - base
-        h = 1 + max(height[g], 1 + max(height[f], height[b]))
-        if delta < best_delta or (delta == best_delta and h < best_height):
-            best_kind, best_delta, best_height = ROTATE_BG, delta, h
-    if height[b] > 0:  # swap C with D or with E: B becomes C u E or D u C
-        d, e = child1[b], child2[b]
-        base = node_cost(box, b)
-        delta = pair_cost(box, e, c) - base
-        h = 1 + max(height[d], 1 + max(height[e], height[c]))
-        if delta < best_delta or (delta == best_delta and h < best_height):
-            best_kind, best_delta, best_height = ROTATE_CD, delta, h
-        delta = pair_cost(box, d, c) - base
-        h = 1 + max(height[e], 1 + max(height[d], height[c]))
-        if delta < best_delta or (delta == best_delta and h < best_height):
-            best_kind, best_delta, best_height = ROTATE_CE, delta, h
-    if best_kind == ROTATE_NONE:
+    for side in range(2):  # B with F or G (C receives B), then C with D or E (B receives C)
+        outer = child1[a] if side == 0 else child2[a]
+        inner = child2[a] if side == 0 else child1[a]
+        if height[inner] == 0:
+            continue  # a leaf has no child to swap
+        base = node_cost(box, inner)
+        for j in range(2):
+            deep = child1[inner] if j == 0 else child2[inner]  # moves up to a
+            stay = child2[inner] if j == 0 else child1[inner]  # inner then holds stay and outer
+            delta = pair_cost(box, stay, outer) - base
+            h = 1 + max(height[deep], 1 + max(height[stay], height[outer]))
+            if delta < best_delta or (delta == best_delta and h < best_height):
+                best_outer, best_inner, best_deep, best_delta, best_height = outer, inner, deep, delta, h
+    if best_deep == NULL:
         return 0
-    if best_kind == ROTATE_BF:
-        swap_down(nd, a, b, c, child1[c])
-    elif best_kind == ROTATE_BG:
-        swap_down(nd, a, b, c, child2[c])
-    elif best_kind == ROTATE_CD:
-        swap_down(nd, a, c, b, child1[b])
-    else:
-        swap_down(nd, a, c, b, child2[b])
+    swap_down(nd, a, best_outer, best_inner, best_deep)
     return 1
 
 
@@ -1309,6 +1290,8 @@ class DynamicAABBTree(BroadPhase):
     rebuild_growth: float = 1.15
     #: Rotate on the way up after each insertion (False: Box2D v3's ``MoveProxy``, for comparison).
     rotations: bool = True
+    #: ``update_many`` hands on only the boxes that changed: a body at rest costs the tree nothing.
+    update_changed_only = True
 
     def __init__(self, *, world=None, margin: float = 0.1, displacement_multiplier: float = 0.0,
                  refit_fraction: float = 0.0):
