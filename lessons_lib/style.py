@@ -29,6 +29,8 @@ from matplotlib.colors import LinearSegmentedColormap
 
 __all__ = [
     "BLACK",
+    "ENTRANT_COLORS",
+    "entrant_colors",
     "BLUE",
     "BOX_COLOR",
     "GREEN",
@@ -97,6 +99,40 @@ RC = {
     "lines.linewidth": 1.8,
     "axes.grid": False,
 }
+
+
+#: Fixed line colours of the entrants the course's timing plots highlight most, so that a
+#: structure keeps its colour from one figure to the next (:func:`entrant_colors`).
+ENTRANT_COLORS = {
+    "counting_sort_grid": BLUE,
+    "cKDTree": ORANGE,
+    "loose_tight_grid": GREEN,
+    "rtree": VERMILLION,
+    "dynamic_aabb_tree": PURPLE,
+    "sweep_and_prune": SKY,
+    "brute_force": BLACK,
+}
+
+
+def entrant_colors(names) -> dict:
+    """A colour for each of ``names``: its own from :data:`ENTRANT_COLORS`, else the first palette colour unused.
+
+    Raises ``ValueError`` when there are more names than palette colours.
+
+    Examples
+    --------
+    >>> entrant_colors(["quadtree", "counting_sort_grid"]) == {"quadtree": ORANGE, "counting_sort_grid": BLUE}
+    True
+    """
+    names = list(names)
+    if len(names) > len(PALETTE):
+        raise ValueError(f"at most {len(PALETTE)} highlighted names, got {len(names)}")
+    out = {n: ENTRANT_COLORS[n] for n in names if n in ENTRANT_COLORS}
+    free = iter(c for c in PALETTE if c not in out.values())
+    for n in names:
+        if n not in out:
+            out[n] = next(free)
+    return out
 
 
 def use() -> None:

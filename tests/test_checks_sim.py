@@ -71,7 +71,9 @@ def make_bounce(rule="reference"):
         if u >= 0 and rule != "always":
             return va, vb
         wa, wb = (ma, mb) if rule == "masses_swapped" else (mb, ma)
-        k = 1 if rule == "inelastic" else 2
+        k = {"inelastic": 1, "sign": -2}.get(rule, 2)
+        if rule == "whole_vector":  # the 1-D formula on the whole velocity vectors
+            return ((ma - mb) * va + 2 * mb * vb) / (ma + mb), ((mb - ma) * vb + 2 * ma * va) / (ma + mb)
         if rule == "in_place":
             va += k * wa / (ma + mb) * u * n
             vb -= k * wb / (ma + mb) * u * n
@@ -113,6 +115,8 @@ def test_bounce_crash_names_the_case():
     (make_bounce("masses_swapped"), "momentum"),              # a's change weighted by its own mass
     (make_bounce("inelastic"), "kinetic energy changed"),     # cancels the normal speed instead of reversing it
     (make_bounce("not_normalised"), "unit vector"),           # n = pb - pa, not divided by its length
+    (make_bounce("whole_vector"), "sideways parts changed"),  # the 1-D formula on the whole velocities
+    (make_bounce("sign"), "impulse points the wrong way"),    # a pushed towards b
     (make_bounce("in_place"), "changed its argument number 2 in place"),
     (lambda pa, va, ma, pb, vb, mb: (vb, va), "momentum|expected"),   # right only for equal masses, head-on
     (lambda pa, va, ma, pb, vb, mb: (-va, -vb), "momentum|moving apart"),

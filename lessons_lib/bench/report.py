@@ -92,7 +92,7 @@ def plot_time_vs_n(ax, table: Results, scene: str, *, column: str = "total_ms", 
         if len(r):
             order = np.argsort(r["n"])
             series[name] = (r["n"][order], r[column][order], r["kind"][0] == "peer")
-    colors = dict(zip(highlight, style.PALETTE))
+    colors = style.entrant_colors(highlight)  # a structure keeps its colour from figure to figure
     drawn = []
     for name, (x, y, peer) in series.items():
         look = {"linestyle": "--" if peer else "-", "marker": PEER_MARKERS.get(name, "o") if peer else "o",

@@ -192,7 +192,17 @@ def _bounce_mistakes(pa, va, ma, pb, vb, mb):
         return va + k * wa / (ma + mb) * uu * nn, vb - k * wb / (ma + mb) * uu * nn
 
     approaching = u < 0
+    va1 = ((ma - mb) * va + 2 * mb * vb) / (ma + mb)  # the 1-D formula on whole vectors
+    vb1 = ((mb - ma) * vb + 2 * ma * va) / (ma + mb)
+    normal_only = impulse(2, mb, ma, n, u)
+    sideways = max(np.abs(va1 - normal_only[0]).max(), np.abs(vb1 - normal_only[1]).max()) > 1e-6 * (
+        1.0 + max(np.abs(va).max(), np.abs(vb).max()))  # head-on, the 1-D formula is the bounce itself
     return [
+        ("Hint: the 1-D bounce formula was applied to the whole velocities, so their sideways parts changed too. "
+         "Only the part along n, the line of centres, bounces: split each velocity into (v . n) n and the rest, "
+         "or add the impulse along n alone.", (va1, vb1) if sideways else None),
+        ("Hint: the impulse points the wrong way: the discs now approach faster than before. a must be pushed "
+         "away from b (along -n) and b away from a (along +n).", impulse(-2, mb, ma, n, u) if approaching else None),
         ("Hint: n must be a unit vector: divide pb - pa by its length.",
          impulse(2, mb, ma, d, float(np.dot(vb - va, d))) if approaching else None),
         ("Hint: these discs are already moving apart ((vb - va) . n >= 0): leave their velocities alone, or they "

@@ -83,7 +83,7 @@ __all__ = [
     "enlarge_path", "grow_root", "least_enlargement", "log_split", "needs_unit_square",
     "nodes_left", "tree_height", "enlarged_by", "choose_leaf", "pick_next", "distribute",
     "quadratic_seeds", "linear_seeds", "exhaustive_split", "split_groups", "split_node",
-    "adjust_tree", "guttman_insert", "condense_tree", "shorten",
+    "adjust_tree", "insert", "condense_tree", "shorten",
 ]
 
 #: Split heuristics by name, and their kernel codes.
@@ -522,8 +522,13 @@ def adjust_tree(tr, v, rule, rec):
 
 
 @njit(inline="always")
-def guttman_insert(tr, entry, e, target_level, rule, rec):
-    """Insert ``entry`` (a slot when ``target_level == 0``, else a node) with box ``e`` into a node at ``target_level``."""
+def insert(tr, entry, e, target_level, rule, rec):
+    """Guttman's Insert: ``entry`` (a slot when ``target_level == 0``, else a node) with box ``e`` into a node at ``target_level``.
+
+    ChooseLeaf (:func:`choose_leaf`), add the entry, enlarge the boxes on the
+    path, then AdjustTree (:func:`adjust_tree`), which splits overfull nodes
+    with SplitNode on the way up ([Guttman1984]).
+    """
     nd, leaf_of, eb = tr
     if nd[META][ROOT] < 0:
         nd[META][ROOT] = alloc_node(nd, 0)
@@ -614,7 +619,7 @@ def _insert_slots(tr, slots, start, rule, rec):
         if nodes_left(nd) < 2 * tree_height(nd) + 4:
             return i
         stats[STAT_LOGGED] = 0
-        guttman_insert(tr, slots[i], eb[slots[i]], 0, rule, rec)
+        insert(tr, slots[i], eb[slots[i]], 0, rule, rec)
     return slots.shape[0]
 
 
@@ -735,7 +740,7 @@ class RTree(NodeViews, BroadPhase):
     def _insert_entry(self, entry: int, box: np.ndarray, target_level: int) -> None:
         """Insert an element slot (level 0) or a detached node (level >= 1) with its box."""
         self._prepare()
-        guttman_insert(self._tree(), entry, np.asarray(box, np.float64), target_level, self._rule(),
+        insert(self._tree(), entry, np.asarray(box, np.float64), target_level, self._rule(),
                        (self._log, self._stats))
 
     def _insert(self, slot, box):
