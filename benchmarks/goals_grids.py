@@ -26,7 +26,7 @@ import numpy as np
 from lessons_lib.core.elements import ElementTable
 from lessons_lib.core.pair_order import canonical_pairs
 from lessons_lib.structures.grid_cells import new_lists
-from lessons_lib.structures.uniform_grid import UniformGrid, insert_boxes, move_boxes, pairs_by_reference_cell
+from lessons_lib.structures.uniform_grid import UniformGrid, insert_boxes, update_boxes, pairs_by_reference_cell
 from lessons_lib.bench import measure, measure_moving
 from lessons_lib.timing import best_time, median_time
 from lessons_lib.scenes import moved
@@ -139,7 +139,7 @@ def uniform_grid_moving():
         new = frames[state["r"] % 2]
         old = frames[(state["r"] + 1) % 2]
         state["r"] += 1
-        g.lists, moved_cells = move_boxes(g.lists, g.geom, slots, old, new)
+        g.lists, moved_cells = update_boxes(g.lists, g.geom, slots, old, new)
         return moved_cells
 
     t_kernel, changed = best_time(kernel_update, 6)

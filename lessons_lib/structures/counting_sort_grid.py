@@ -85,7 +85,8 @@ from ..geometry import boxes_overlap
 from .grid_cells import XMAX, XMIN, YMAX, YMIN, append_id, box_cells, cell_span
 from .uniform_grid import DEFAULT_MAX_CELLS, FixedGrid, cell_size_for, typical_box_size
 
-__all__ = ["CountingSortGrid", "sort_into_cells", "band_rows", "band_pairs", "pairs_in_bands", "giant_pairs", "query_cells"]
+__all__ = ["CountingSortGrid", "sort_into_cells", "counting_sort", "band_rows", "band_pairs", "pairs_in_bands",
+           "giant_pairs", "query_cells"]
 
 #: ``cell_key`` of a giant and of a free slot.
 GIANT, FREE_SLOT = -1, -2
@@ -127,7 +128,7 @@ _keys_parallel, _keys_serial = njit_parallel_and_serial(_keys)
 
 
 @njit
-def _file(n_slots, cell_key, start, order):
+def counting_sort(n_slots, cell_key, start, order):
     """The counting sort proper, on a zeroed ``start``: count per cell, running sums, then each slot placed from the back.
 
     While placing, ``start[c]`` steps down from where cell ``c`` ends to where
@@ -191,7 +192,7 @@ def sort_into_cells(geom, boxes, alive, n_slots, start, order, sorted_boxes, cel
     """
     keys, gather = (_keys_parallel, _gather_parallel) if parallel else (_keys_serial, _gather_serial)
     n_giants = keys(geom, boxes, alive, n_slots, cell_key, start, threads() if parallel else 1)
-    _file(n_slots, cell_key, start, order)
+    counting_sort(n_slots, cell_key, start, order)
     gather(boxes, order, start[len(start) - 1], sorted_boxes)
     return _giant_slots(cell_key, n_slots, n_giants) if n_giants else np.empty(0, dtype=np.int64)
 

@@ -65,7 +65,7 @@ from .grid_cells import (FREE, USED, XMAX, XMIN, YMAX, YMIN, append_id, box_cell
 from .uniform_grid import DEFAULT_MAX_BOX_CELLS, DEFAULT_MAX_CELLS, FixedGrid, OversizeList
 
 __all__ = [
-    "HierarchicalGrid", "mark", "insert_boxes", "unlink_box", "remove_box", "move_boxes",
+    "HierarchicalGrid", "mark", "insert_boxes", "unlink_box", "remove_box", "update_boxes",
     "query_box", "pairs_by_reference_cell", "cleanup_marks",
 ]
 
@@ -241,7 +241,7 @@ def remove_box(rows_, geom, boxes, slot):
 
 
 @njit
-def move_boxes(rows_, geom, marks, slots, old, new):
+def update_boxes(rows_, geom, marks, slots, old, new):
     """Update: boxes whose cell range changed leave their old cells and join the new ones.
 
     Returns the (possibly new) ``(heads, nxt, elem)``.
@@ -461,7 +461,7 @@ class HierarchicalGrid(OversizeList, FixedGrid):
         self.heads, self.nxt, self.elem = remove_box(self.rows_, self.geom, self.elements.boxes, slot)
 
     def _refile(self, slots, old, new):
-        self.heads, self.nxt, self.elem = move_boxes(self.rows_, self.geom, self.marks, slots, old, new)
+        self.heads, self.nxt, self.elem = update_boxes(self.rows_, self.geom, self.marks, slots, old, new)
 
     def _query(self, box):
         slots, self.last_query_cells, self.last_query_coarse = query_box(self.rows_, self.geom, self.marks,

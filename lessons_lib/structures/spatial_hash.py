@@ -26,7 +26,7 @@ on the "oversize" list, tested against everything (the hash's answer to the
 big-object problem; a world-sized box would otherwise need billions of cells).
 
 The steps are those of the uniform grid (:func:`insert_boxes`,
-:func:`remove_box`, :func:`move_boxes`, :func:`query_box`,
+:func:`remove_box`, :func:`update_boxes`, :func:`query_box`,
 :func:`pairs_in_buckets`), with ``hashing = (1 / cell_size, bad)`` in place of
 the grid's geometry and ``lists = (head, nxt, elem, key, state)``.
 
@@ -66,7 +66,7 @@ from .uniform_grid import DEFAULT_CELL_FACTOR, check_cell_size, default_cell_siz
 
 __all__ = [
     "SpatialHash", "HASHES", "cell_key", "hash_cell", "CELL_LIMIT", "KEY_SHIFT", "cell_xy",
-    "hash_span", "box_span", "span_size", "insert_boxes", "remove_box", "move_boxes", "query_box",
+    "hash_span", "box_span", "span_size", "insert_boxes", "remove_box", "update_boxes", "query_box",
     "pairs_in_buckets",
 ]
 
@@ -196,7 +196,7 @@ def remove_box(lists, hashing, boxes, slot):
 
 
 @njit
-def move_boxes(lists, hashing, slots, old, new, max_box_cells):
+def update_boxes(lists, hashing, slots, old, new, max_box_cells):
     """Update: re-hash boxes whose cells changed from ``old[k]`` to ``new[k]``.
 
     Returns the lists and the slots that joined or left the oversize list
@@ -505,7 +505,7 @@ class SpatialHash(BroadPhase):
         self._update_many(np.array([slot], dtype=np.int64), old.reshape(1, 4), new.reshape(1, 4))
 
     def _update_many(self, slots, old, new):
-        self.lists, flipped = move_boxes(self.lists, self.hashing, slots, old, new, self.max_box_cells)
+        self.lists, flipped = update_boxes(self.lists, self.hashing, slots, old, new, self.max_box_cells)
         self._big.symmetric_difference_update(flipped.tolist())
 
     def _query(self, box):

@@ -29,7 +29,8 @@ lower-left corner of the two boxes' intersection) and the names the kernels
 share (``geom``, ``lists``, ``XMIN`` ..).
 
 The steps, as lesson 02 names them: :func:`insert_boxes`, :func:`remove_box`,
-:func:`move_boxes` (an update), :func:`query_box` and
+:func:`update_boxes` (the lesson's update: each moved box into its new cells),
+:func:`query_box` and
 :func:`pairs_by_reference_cell`. Choosing the cell size
 (:func:`suggest_cell_size`) and the classes come after them. The lesson's
 corner-only pitfall lives in :mod:`lessons_lib.labs.grids`.
@@ -71,7 +72,7 @@ __all__ = [
     "DEFAULT_CELL_FACTOR",
     "DEFAULT_MAX_BOX_CELLS",
     "OversizeList",
-    "cells_across", "default_cell_size", "DEFAULT_CELLS_ACROSS", "insert_boxes", "remove_box", "move_boxes",
+    "cells_across", "default_cell_size", "DEFAULT_CELLS_ACROSS", "insert_boxes", "remove_box", "update_boxes",
     "query_box", "pairs_by_reference_cell",
 ]
 
@@ -137,7 +138,7 @@ def remove_box(lists, geom, boxes, slot):
 
 
 @njit
-def move_boxes(lists, geom, slots, old, new):
+def update_boxes(lists, geom, slots, old, new):
     """Update: re-index boxes that moved from ``old[k]`` to ``new[k]``; returns ``(lists, boxes that changed cells)``.
 
     A box whose cell range did not change is not touched at all (the common
@@ -651,7 +652,7 @@ class UniformGrid(OversizeList, FixedGrid):
         remove_box(self.lists, self.geom, self.elements.boxes, slot)  # the table still holds the box
 
     def _refile(self, slots, old, new):
-        self.lists, _ = move_boxes(self.lists, self.geom, slots, old, new)
+        self.lists, _ = update_boxes(self.lists, self.geom, slots, old, new)
 
     def _query(self, box):
         slots, self.last_query_cells, self.last_query_nodes = query_box(self.lists, self.geom, self.elements.boxes,
