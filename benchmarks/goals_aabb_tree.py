@@ -6,8 +6,8 @@ the sum of its internal nodes' perimeters) and its memory per element within 10 
 tree freshly built on the same boxes, and its memory flat over the frames (within 2 %:
 the pairs the tree keeps for the next ``pairs()`` follow the number of pairs).
 
-Two scenes of 20,000 square agents (2 to 4 units wide, half a unit per frame in a fixed
-direction, turning back at the walls, as :func:`lessons_lib.labs.aabb_tree.agent_frames`):
+Two scenes of 20,000 square agents from :func:`lessons_lib.labs.aabb_tree.agent_walk` (2 to 4
+units wide, half a unit per frame in a fixed direction, turning back at the walls):
 every agent moving (the refit-and-rebuild path of ``update_many``) and 5 % moving (the
 re-insertion path, with rotations). Each frame is ``update_many`` of every agent; every
 100th frame the pairs are checked against the counting-sort grid's. The speed goals against
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from lessons_lib.labs.aabb_tree import agent_walk
 from lessons_lib.structures.counting_sort_grid import CountingSortGrid
 from lessons_lib.structures.dynamic_aabb_tree import DynamicAABBTree
 
@@ -29,38 +30,14 @@ SPEED = 0.5
 FLAT = 1.02
 
 
-def _walk(n: int, moving: float, seed: int = 0):
-    """``(first boxes, step)``: agents as in ``agent_frames``; ``step()`` moves them one frame and returns the boxes."""
-    rng = np.random.default_rng(seed)
-    side = float(np.sqrt(40.0 * n))
-    half = rng.uniform(1.0, 2.0, n)
-    pos = rng.uniform(half[:, None], side - half[:, None], (n, 2))
-    angle = rng.uniform(0.0, 2.0 * np.pi, n)
-    vel = SPEED * np.column_stack([np.cos(angle), np.sin(angle)])
-    vel[int(round(moving * n)):] = 0.0
-
-    def boxes():
-        return np.column_stack([pos - half[:, None], pos + half[:, None]])
-
-    def step():
-        pos[:] += vel
-        for axis in (0, 1):
-            out = (pos[:, axis] < half) | (pos[:, axis] > side - half)
-            vel[out, axis] *= -1.0
-            np.clip(pos[:, axis], half, side - half, out=pos[:, axis])
-        return boxes()
-
-    return boxes(), step
-
-
 def _run(moving: float) -> list[Line]:
-    first, step = _walk(N, moving)
-    tree = DynamicAABBTree.from_boxes(first)
+    walk = agent_walk(N, moving=moving, speed=SPEED)
+    tree = DynamicAABBTree.from_boxes(next(walk))
     ids = np.arange(N)
     memory = []
     wrong = 0
     for frame in range(1, FRAMES + 1):
-        boxes = step()
+        boxes = next(walk)
         tree.update_many(ids, boxes)
         memory.append(tree.memory_bytes())
         if frame % 100 == 0:

@@ -182,24 +182,31 @@ def test_node_rule_catches_positions_only():
     assert sorted(b.split(": ")[1] for b in numbered_node_fields("fake", src)) == ["nd[2]", "nd[5]"]
 
 
-def test_node_names_are_the_tuple_positions():
-    from lessons_lib.structures import rtree_nodes as rn
+#: Each node table: its module, its tuple's field names in order, and the attributes holding those fields.
+NODE_TABLES = {
+    "rtree_nodes": ("NodeArrays", ("BOX", "LEVEL", "COUNT", "PARENT", "CHILD", "META", "FREE_STACK"),
+                    ("box", "level", "count", "parent", "child", "meta", "free")),
+    "dynamic_aabb_tree": ("TreeNodes", ("BOX", "PARENT", "CHILD1", "CHILD2", "HEIGHT", "ELEMENT", "META"),
+                          ("box", "parent", "child1", "child2", "height", "element", "meta")),
+}
 
-    names = (rn.BOX, rn.LEVEL, rn.COUNT, rn.PARENT, rn.CHILD, rn.META, rn.FREE_STACK)
+
+@pytest.mark.parametrize("module", sorted(NODE_TABLES))
+def test_node_names_are_the_tuple_positions(module):
+    import importlib
+
+    m = importlib.import_module(f"lessons_lib.structures.{module}")
+    table, constants, attributes = NODE_TABLES[module]
+    names = tuple(getattr(m, c) for c in constants)
     assert names == tuple(range(7))
-    nodes = rn.NodeArrays(5)
-    fields = (nodes.box, nodes.level, nodes.count, nodes.parent, nodes.child, nodes.meta, nodes.free)
+    nodes = getattr(m, table)(5)
+    fields = tuple(getattr(nodes, a) for a in attributes)
     assert all(nodes.arrays[k] is a for k, a in zip(names, fields))
 
 
-def test_aabb_tree_node_names_are_the_tuple_positions():
+def test_aabb_tree_build_bins_are_named():
     from lessons_lib.structures import dynamic_aabb_tree as dt
 
-    names = (dt.BOX, dt.PARENT, dt.CHILD1, dt.CHILD2, dt.HEIGHT, dt.ELEMENT, dt.META)
-    assert names == tuple(range(7))
-    nodes = dt.TreeNodes(5)
-    fields = (nodes.box, nodes.parent, nodes.child1, nodes.child2, nodes.height, nodes.element, nodes.meta)
-    assert all(nodes.arrays[k] is a for k, a in zip(names, fields))
     assert (dt.BIN_COUNT, dt.BIN_XMIN, dt.BIN_YMIN, dt.BIN_XMAX, dt.BIN_YMAX) == (0, 1, 2, 3, 4)
 
 

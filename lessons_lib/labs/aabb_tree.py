@@ -33,7 +33,7 @@ from ..data import load_results
 from ..structures.dynamic_aabb_tree import FREE, HEAD, NULL, DynamicAABBTree
 from ..widgets import Stepper
 
-__all__ = ["agent_frames", "draw_tree", "node_table", "free_list", "perimeter", "node_costs",
+__all__ = ["agent_frames", "agent_walk", "draw_tree", "node_table", "free_list", "perimeter", "node_costs",
            "trace_sibling_search", "insertion_frames", "insertion_stepper", "insertion_quality",
            "margin_sweep", "plot_margin_sweep", "frame_times", "SCENES", "scene_times", "times_table",
            "ANCHOR_RESULTS", "anchor_table", "plot_anchor"]
@@ -74,6 +74,20 @@ def agent_frames(n: int, frames: int, *, moving: float = 1.0, giants: int = 0, g
     """
     if n < 1 or frames < 0 or not 0.0 <= moving <= 1.0:
         raise ValueError(f"need n >= 1, frames >= 0 and 0 <= moving <= 1, got {n}, {frames}, {moving}")
+    walk = agent_walk(n, moving=moving, giants=giants, giant_size=giant_size, speed=speed, seed=seed)
+    return [next(walk) for _ in range(frames + 1)]
+
+
+def agent_walk(n: int, *, moving: float = 1.0, giants: int = 0, giant_size=(100.0, 200.0), speed: float = 0.5,
+               seed: int = 0):
+    """The frames of :func:`agent_frames`, one at a time and without end: frame 0, then each next frame.
+
+    Each frame is a new ``(n, 4)`` float64 array (the caller may keep it); the parameters are
+    :func:`agent_frames`', checked at once (``ValueError``). For long runs whose frames need not
+    all be kept.
+    """
+    if n < 1 or not 0.0 <= moving <= 1.0:
+        raise ValueError(f"need n >= 1 and 0 <= moving <= 1, got {n}, {moving}")
     rng = np.random.default_rng(seed)
     side = float(np.sqrt(40.0 * n))
     size = rng.uniform(2.0, 4.0, n)
@@ -89,8 +103,13 @@ def agent_frames(n: int, frames: int, *, moving: float = 1.0, giants: int = 0, g
         boxes[g] = np.column_stack([glo, glo + gs[:, None]])
     angle = rng.uniform(0.0, 2 * np.pi, k)
     v = speed * np.column_stack([np.cos(angle), np.sin(angle)])
-    out, cur = [boxes], boxes.copy()
-    for _ in range(frames):
+    return _bounce_frames(boxes, v, k, side)
+
+
+def _bounce_frames(cur, v, k, side):
+    """Yield ``cur``, then, without end, a copy in which the first ``k`` agents moved by ``v``, turning at the walls."""
+    yield cur
+    while True:
         cur = cur.copy()
         lo = cur[:k, :2] + v
         hi = cur[:k, 2:] + v
@@ -99,8 +118,7 @@ def agent_frames(n: int, frames: int, *, moving: float = 1.0, giants: int = 0, g
         d = np.where(bounce, 0.0, v)
         cur[:k, :2] += d
         cur[:k, 2:] += d
-        out.append(cur)
-    return out
+        yield cur
 
 
 # --------------------------------------------------------------------------
