@@ -1,7 +1,7 @@
 """Targets of lessons 06-07: the loose/tight double grid, 500,000 moving agents, loose quadtree memory.
 
 Goals (issue "Lessons 06-07"), scenes scaled to n = 100,000
-(:func:`lessons_lib.bench.scaled_scene`), all in one run:
+(:func:`lessons_lib.scenes.scaled_scene`), all in one run:
 
 * ``LooseTightGrid.pairs()`` at least 5x faster than ``scipy.spatial.cKDTree``
   on ``random``, and on ``mixed_sizes`` faster than ``UniformGrid`` and the

@@ -1,7 +1,7 @@
 """Targets of lessons 04-05: the compact quadtree against cKDTree and the naive quadtree.
 
 Goals (issue "Lessons 04-05"), on the ``random`` scene scaled to n = 100,000
-(:func:`lessons_lib.bench.scaled_scene`), all in one run:
+(:func:`lessons_lib.scenes.scaled_scene`), all in one run:
 
 * compact ``Quadtree.pairs()`` at least 3x faster than ``scipy.spatial.cKDTree``
   and at least 50x faster than ``NaiveQuadtree.pairs()``;

@@ -26,7 +26,8 @@ from lessons_lib.structures.brute_force import compiled_brute_force_pairs
 from lessons_lib.core.elements import ElementTable
 from lessons_lib.core.pair_order import canonical_pairs
 from lessons_lib.structures.persistent_sweep_and_prune import PersistentSweepAndPrune
-from lessons_lib.structures.sweep_and_prune import SweepAndPrune, refresh_keys, insertion_sort_endpoints, sort_endpoints, sweep_pairs
+from lessons_lib.structures.endpoints import refresh_keys, sort_endpoints
+from lessons_lib.structures.sweep_and_prune import SweepAndPrune, insertion_sort_endpoints, sweep_pairs
 from lessons_lib.bench import measure, measure_moving
 from lessons_lib.timing import median_time
 from lessons_lib.scenes import moved

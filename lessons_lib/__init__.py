@@ -65,7 +65,7 @@ from .structures.brute_force import (
     double_loop_pairs,
     pair_test_count,
 )
-from .structures.uniform_grid import suggest_cell_size
+from .structures.cell_size import suggest_cell_size
 from .timing import best_time, median_time
 from .viz import draw_boxes, draw_pairs, draw_regions, draw_structure, frame_budget_lines, set_world
 from .widgets import Stepper

@@ -1,4 +1,5 @@
-"""The dynamic AABB tree (lessons_lib.structures.dynamic_aabb_tree).
+"""The dynamic AABB tree (lessons_lib.structures.dynamic_aabb_tree and its kernels in aabb_tree_nodes,
+aabb_tree_search and aabb_tree_build).
 
 The common BroadPhase contract runs in test_base.py (and the extreme-input, memory,
 skew and parameter tests over every registered structure); here: brute force on
@@ -19,14 +20,8 @@ from hypothesis import strategies as st
 from bp_strategies import any_box, box_arrays
 from lessons_lib import JIT_ENABLED, SCENES, DynamicAABBTree, brute_force_pairs, make_scene
 from lessons_lib.geometry import boxes_overlap
-from lessons_lib.structures.dynamic_aabb_tree import (
-    FREE,
-    NULL,
-    find_best_sibling,
-    internal_cost,
-    new_work,
-    perimeter_cost,
-)
+from lessons_lib.structures.aabb_tree_build import internal_cost
+from lessons_lib.structures.aabb_tree_nodes import FREE, NULL, find_best_sibling, new_work, perimeter_cost
 from tree_helpers import random_sequence
 
 BIG = sys.float_info.max

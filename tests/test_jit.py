@@ -22,7 +22,7 @@ CASES = [("random", 120, 0), ("clustered", 120, 1), ("xline", 60, 2), ("mixed_si
 QUERIES = [[0, 0, 800, 600], [100, 100, 250, 250], [400, 300, 400, 300], [-1e6, -1e6, -1e6 + 1, -1e6 + 1]]
 
 # The work compared in and out of process: build a structure on a case (bulk load,
-# queries, then removes, updates, an insert and a cleanup) and return plain lists.
+# queries, nearest neighbours for the trees, then removes, updates, an insert and a cleanup) and return plain lists.
 RUNNER = textwrap.dedent(
     """
     from lessons_lib import make_scene
@@ -31,6 +31,10 @@ RUNNER = textwrap.dedent(
         boxes = make_scene(scene, n, seed=seed)
         bp = cls.from_boxes(boxes)
         out = {"pairs": bp.pairs().tolist(), "queries": [bp.query(q).tolist() for q in queries]}
+        if hasattr(bp, "nearest"):  # the trees: k nearest, in the scene and across the float range
+            out["nearest"] = [a.tolist() for a in bp.nearest(boxes[:5, :2], 3)]
+            far = cls.from_boxes([[-1.7e308, 0, -1.7e308, 0], [0, 0, 1, 1]])
+            out["nearest_far"] = [a.tolist() for a in far.nearest([[1.7e308, 0.0]], 2)]
         for i in range(0, n, 3):
             bp.remove(i)
         for i in range(1, n, 3):

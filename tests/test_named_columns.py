@@ -43,9 +43,14 @@ NOT_YET_DONE: set[str] = set()
 
 #: Expressions (as ``ast.unparse`` writes them) holding an ``(n, 4)`` array of boxes, by module.
 BOX_ARRAYS: dict[str, set[str]] = {
+    "aabb_tree_build": {'box', 'cb', 'child_cb', 'lb'},
+    "aabb_tree_nodes": {'box', 'eb', 'old'},
+    "aabb_tree_search": {'box', 'eb'},
     "brute_force": {'b', 'bf'},
+    "cell_size": {'b', 'boxes'},
     "counting_sort_grid": set(),
-    "dynamic_aabb_tree": {'box', 'cb', 'child_cb'},
+    "dynamic_aabb_tree": {'box', 'eb', 'old'},
+    "endpoints": set(),  # only ``boxes`` (refresh_keys), checked in every module
     "kdtree": {'box'},
     "loose_bounds": {'boxes', 'rects'},
     "loose_quadtree": {'boxes', 'boxes_out', 'rects', "t['bounds']"},
@@ -55,10 +60,14 @@ BOX_ARRAYS: dict[str, set[str]] = {
     "naive_quadtree": {'clipped'},
     "point_grid": {'b', 'self.elements.boxes'},
     "quad_nodes": {'b', 'boxes', 'rect'},
-    "quadtree": {'boxes', 'g', 'old'},
+    "quadtree": {'boxes', 'g'},
+    "quadtree_changes": {'boxes', 'old'},
     "rstar_tree": {'b', 'pre', 'src', 'suf', 'u'},
-    "rtree": {'b', 'box', 'g', 'gb', 'src'},
+    "rtree": {'b', 'box', 'src'},
     "rtree_nodes": {'b', 'box', 'src'},
+    "rtree_quality": {'b', 'eb', 'nodes.box', 'src'},
+    "rtree_search": {'box', 'eb', 'elem_boxes', 'src'},
+    "rtree_split": {'b', 'g', 'gb'},
     "spatial_hash": {'b'},
     "split_broad_phase": {'a', 'b'},
     "uniform_grid": {'b', 'boxes'},
@@ -66,9 +75,11 @@ BOX_ARRAYS: dict[str, set[str]] = {
 
 #: Names holding one box (a ``(4,)`` array or a 4-tuple), by module.
 ONE_BOX: dict[str, set[str]] = {
+    "aabb_tree_build": {'cb'},
+    "cell_size": {'w'},
     "counting_sort_grid": {'box'},
     "curves": {'b'},
-    "dynamic_aabb_tree": {'b', 'cb', 'exact', 'fat'},
+    "dynamic_aabb_tree": {'b', 'exact', 'fat'},
     "kdtree": {'e'},
     "loose_quadtree": {'b', 'k', 'q', 'r', 'u'},
     "loose_tight_cells": {'q'},
@@ -80,7 +91,7 @@ ONE_BOX: dict[str, set[str]] = {
     "quadtree": {'b', 'c'},
     "rstar_tree": {'p', 'q'},
     "rtree": {'b', 'e', 'q'},
-    "rtree_nodes": {'q'},
+    "rtree_search": {'q'},
     "spatial_hash": {'b', 'box', 'w'},
     "sweep_and_prune": {'box'},
     "uniform_grid": {'b', 'box', 'w'},
@@ -92,7 +103,7 @@ NODES_NOT_YET_DONE: set[str] = set()
 #: Other arrays whose every column has a name, by module: ``a[..., <integer literal>]`` fails on them
 #: (the dynamic AABB tree's build ``bins``: ``BIN_COUNT``, then ``BIN_XMIN`` .. ``BIN_YMAX``).
 NAMED_COLUMN_ARRAYS: dict[str, set[str]] = {
-    "dynamic_aabb_tree": {"bins"},
+    "aabb_tree_build": {"bins"},
 }
 
 MODULES = sorted(p.stem for p in ROOT.glob("*.py") if p.stem != "__init__")
@@ -174,7 +185,7 @@ def test_other_columns_are_named(module):
 
 def test_named_columns_rule():
     src = "def f(bins, b):\n    bins[b, 0] += bins[b, BIN_COUNT] + bins[0, 1:].sum()\n"
-    assert [b.split(": ")[1] for b in numbered_named_columns("dynamic_aabb_tree", src)] == ["bins[b, 0]"]
+    assert [b.split(": ")[1] for b in numbered_named_columns("aabb_tree_build", src)] == ["bins[b, 0]"]
 
 
 def test_node_rule_catches_positions_only():
@@ -186,8 +197,8 @@ def test_node_rule_catches_positions_only():
 NODE_TABLES = {
     "rtree_nodes": ("NodeArrays", ("BOX", "LEVEL", "COUNT", "PARENT", "CHILD", "META", "FREE_STACK"),
                     ("box", "level", "count", "parent", "child", "meta", "free")),
-    "dynamic_aabb_tree": ("TreeNodes", ("BOX", "PARENT", "CHILD1", "CHILD2", "HEIGHT", "ELEMENT", "META"),
-                          ("box", "parent", "child1", "child2", "height", "element", "meta")),
+    "aabb_tree_nodes": ("TreeNodes", ("BOX", "PARENT", "CHILD1", "CHILD2", "HEIGHT", "ELEMENT", "META"),
+                        ("box", "parent", "child1", "child2", "height", "element", "meta")),
 }
 
 
@@ -205,7 +216,7 @@ def test_node_names_are_the_tuple_positions(module):
 
 
 def test_aabb_tree_build_bins_are_named():
-    from lessons_lib.structures import dynamic_aabb_tree as dt
+    from lessons_lib.structures import aabb_tree_build as dt
 
     assert (dt.BIN_COUNT, dt.BIN_XMIN, dt.BIN_YMIN, dt.BIN_XMAX, dt.BIN_YMAX) == (0, 1, 2, 3, 4)
 

@@ -18,7 +18,8 @@ from lessons_lib import SCENES, NaiveQuadtree, Quadtree, brute_force_pairs, make
 from lessons_lib.structures.naive_quadtree import child_rects
 from lessons_lib.structures.curves import morton_encode
 from lessons_lib.structures.grid_cells import cell_of
-from lessons_lib.structures.quadtree import BRANCH, leaf_pairs
+from lessons_lib.structures.quad_nodes import BRANCH
+from lessons_lib.structures.quadtree import leaf_pairs
 
 TREES = [NaiveQuadtree, Quadtree]
 by_tree = pytest.mark.parametrize("cls", TREES, ids=lambda c: c.__name__)

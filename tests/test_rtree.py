@@ -1,4 +1,6 @@
-"""Guttman's R-tree and the R*-tree (lessons_lib.structures.rtree, lessons_lib.structures.rstar_tree, lessons_lib.structures.rtree_nodes).
+"""Guttman's R-tree and the R*-tree (lessons_lib.structures.rtree, lessons_lib.structures.rtree_split,
+lessons_lib.structures.rstar_tree, lessons_lib.structures.rtree_nodes, lessons_lib.structures.rtree_search,
+lessons_lib.structures.rtree_quality).
 
 The common BroadPhase contract runs in test_base.py; here: the tree invariants
 after every operation, each split heuristic, CondenseTree, the R* pieces, node
@@ -14,9 +16,10 @@ from hypothesis import strategies as st
 from bp_strategies import any_box, box_arrays
 from lessons_lib import SCENES, RStarTree, RTree, brute_force_pairs, make_scene
 from lessons_lib.structures.rstar_tree import rstar_split
-from lessons_lib.structures.rtree import enlargement, pick_seeds_quadratic, split_entries
+from lessons_lib.structures.rtree import enlargement
+from lessons_lib.structures.rtree_split import pick_seeds_quadratic, split_entries
 from lessons_lib.labs.rtrees import split_stepper
-from lessons_lib.structures.rtree_nodes import overlap_area_sum, quality_table
+from lessons_lib.structures.rtree_quality import overlap_area_sum, quality_table
 from tree_helpers import random_sequence
 
 CONFIGS = [
@@ -275,7 +278,7 @@ def test_split_stepper_records_splits_and_seeds():
 
 
 def test_count_splits():
-    from lessons_lib.structures.rtree import count_splits
+    from lessons_lib.structures.rtree_split import count_splits
 
     assert count_splits(4) == 2**4 - 1 and count_splits(16) == 2**16 - 1
     assert count_splits(4, 2) == 10  # 5 entries: groups of 2 + 3

@@ -9,12 +9,11 @@ from hypothesis import strategies as st
 from bp_strategies import any_box, box_arrays, filter_query, lattice_box, model_pairs
 from lessons_lib import SCENES, STRUCTURES, brute_force_pairs, make_scene
 from lessons_lib.labs import sweep as sl
+from lessons_lib.structures.endpoints import endpoints_sorted, sort_endpoints
 from lessons_lib.structures.sweep_and_prune import (
     SortedEndpoints,
     SweepAndPrune,
-    endpoints_sorted,
     insertion_sort_endpoints,
-    sort_endpoints,
     sweep_pairs,
 )
 

@@ -18,7 +18,7 @@ from bp_strategies import FAR, box_arrays, filter_query, lattice_box, model_pair
 from grid_invariants import check_grid
 from lessons_lib import JIT_ENABLED, SCENES, HierarchicalGrid, SpatialHash, UniformGrid, brute_force_pairs, make_scene, suggest_cell_size
 from lessons_lib.labs.grids import corner_only_pairs
-from lessons_lib.structures.uniform_grid import DEFAULT_MAX_CELLS, grid_shape, typical_box_size
+from lessons_lib.structures.cell_size import DEFAULT_MAX_CELLS, grid_shape, typical_box_size
 from lessons_lib.labs.grids import corner_cells, grid_pair_tests
 
 WORLD = [0.0, 0.0, 100.0, 100.0]

@@ -17,7 +17,8 @@ import numpy as np
 from ..core.freelist import FREE_MARK
 from ..structures.brute_force import brute_force_pairs
 from ..structures.naive_quadtree import NaiveQuadtree, Node, child_rects
-from ..structures.quadtree import BRANCH, Quadtree
+from ..structures.quad_nodes import BRANCH
+from ..structures.quadtree import Quadtree
 from .common import (
     CheckFailed,
     adversarial_boxes,

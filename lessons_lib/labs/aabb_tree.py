@@ -30,7 +30,8 @@ import numpy as np
 from .. import style, viz
 from ..base import STRUCTURES
 from ..data import load_results
-from ..structures.dynamic_aabb_tree import FREE, HEAD, NULL, DynamicAABBTree
+from ..structures.aabb_tree_nodes import FREE, HEAD, NULL
+from ..structures.dynamic_aabb_tree import DynamicAABBTree
 from ..widgets import Stepper
 
 __all__ = ["agent_frames", "agent_walk", "draw_tree", "node_table", "free_list", "perimeter", "node_costs",

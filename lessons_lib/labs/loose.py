@@ -456,7 +456,7 @@ def split_frame_rows(boxes, *, bound=None, static_giants=0.5, step=1.0, repeat=5
     at ``bound`` (default: the largest half-size among the 98 % smallest);
     a fraction ``static_giants`` of the giants are static scenery (castles),
     the rest move (dragons). Every agent and dragon moves by up to ``step``
-    units; the scenery stays. Compared: :class:`UniformGrid`, the compact
+    units; the scenery stays. Compared: :class:`~lessons_lib.structures.uniform_grid.UniformGrid`, the compact
     :class:`Quadtree`, :class:`LooseTightGrid`, each holding everything, and
     :class:`~lessons_lib.structures.split_broad_phase.SplitBroadPhase`.
 

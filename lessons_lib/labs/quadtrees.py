@@ -41,7 +41,8 @@ from ..scenes import moved, scaled_scene
 from ..structures.brute_force import compiled_brute_force_pairs
 from ..structures.naive_quadtree import NaiveQuadtree
 from ..structures.grid_cells import cell_of
-from ..structures.quadtree import BL, BR, BRANCH, TL, TR, Quadtree
+from ..structures.quad_nodes import BL, BR, BRANCH, TL, TR
+from ..structures.quadtree import Quadtree
 from ..widgets import Stepper, figure_png
 
 __all__ = ["free_list_stepper", "quadtree_array_stepper", "ARRAY_OPERATIONS", "naive_footprint", "cpu_median", "frame_median", "store_command",
@@ -109,7 +110,7 @@ def free_list_stepper(operations, *, width: int = 1, **stepper_options):
     width : int
         Fields per record (values are shown from field 0 of live cells).
     **stepper_options
-        Passed to :class:`LaidOutStepper` (``key_steps``: the steps of the still, two to a row).
+        Passed to :class:`~lessons_lib.widgets.Stepper` (``key_steps``: the steps of the still, two to a row).
 
     Raises
     ------
@@ -235,7 +236,7 @@ def _qt_label(name: str, ident, before: dict, after: dict, capacity: int) -> str
 
 def quadtree_array_stepper(operations=ARRAY_OPERATIONS, *, world=(0, 0, 64, 64), capacity: int = 1,
                            max_depth: int = 3, **stepper_options):
-    """A :class:`LaidOutStepper` through a real :class:`Quadtree`'s arrays: split, remove, cleanup.
+    """A :class:`~lessons_lib.widgets.Stepper` through a real :class:`Quadtree`'s arrays: split, remove, cleanup.
 
     Each frame records copies of the tree's public arrays after one operation:
     ``nodes`` (``[first, count]`` per node, ``count == -1`` for a branch),
@@ -260,7 +261,7 @@ def quadtree_array_stepper(operations=ARRAY_OPERATIONS, *, world=(0, 0, 64, 64),
     max_depth : int
         Deepest level, 1 to 4.
     **stepper_options
-        Passed to :class:`LaidOutStepper`; default ``key_steps``: the second
+        Passed to :class:`~lessons_lib.widgets.Stepper`; default ``key_steps``: the second
         split, the state after the removes, and each cleanup.
 
     Returns

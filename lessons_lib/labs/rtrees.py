@@ -24,7 +24,8 @@ from ..geometry import as_boxes, boxes_overlap
 from ..structures.bulk_rtree import METHODS, BulkRTree, pack_order, str_groups
 from ..structures.kdtree import KDTree
 from ..structures.rtree import LOG_COLS
-from ..structures.rtree_nodes import CHILD, COUNT, NodeArrays, centres_of, query_with_visits
+from ..structures.rtree_nodes import CHILD, COUNT, NodeArrays, centres_of
+from ..structures.rtree_search import query_with_visits
 from ..widgets import Stepper, figure_png
 
 __all__ = ["split_stepper", "reinsert_frames", "reinsert_stepper", "deletion_stepper", "packing_stepper",
@@ -400,7 +401,7 @@ def split_area_ratios(nodes: int = 300, entries: int = 9, min_entries: int = 3, 
 
     Each of ``nodes`` nodes holds ``entries`` random boxes (lower corners
     uniform in 0..100, sides 1..20); each is split by every method of
-    :func:`~lessons_lib.structures.rtree.split_entries` with at least
+    :func:`~lessons_lib.structures.rtree_split.split_entries` with at least
     ``min_entries`` per group. The measure is the total area of the two
     groups' covering boxes divided by the exhaustive split's (the optimum), so
     1.0 is optimal.
@@ -412,7 +413,7 @@ def split_area_ratios(nodes: int = 300, entries: int = 9, min_entries: int = 3, 
 
     Sources: [Guttman1984].
     """
-    from ..structures.rtree import split_entries
+    from ..structures.rtree_split import split_entries
 
     def total_area(b, groups):
         out = 0.0

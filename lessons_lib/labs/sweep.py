@@ -615,7 +615,7 @@ def repair_frames(boxes, moved, axis: int = 0) -> tuple[list[RepairFrame], np.nd
     copied (:func:`endpoint_arrays`), the keys refreshed from the moved boxes
     (:func:`refreshed_keys`), then sorted by insertion sort one adjacent swap
     at a time, with the order of
-    :func:`~lessons_lib.structures.sweep_and_prune.endpoint_before`. The result
+    :func:`~lessons_lib.structures.endpoints.endpoint_before`. The result
     is checked against the library's own kernel
     (:func:`~lessons_lib.structures.sweep_and_prune.insertion_sort_endpoints`):
     same final arrays, same number of swaps.
@@ -647,8 +647,8 @@ def repair_frames(boxes, moved, axis: int = 0) -> tuple[list[RepairFrame], np.nd
     >>> frames[-1].swaps, frames[-1].starts, frames[-1].stops
     (4, 1, 1)
     """
-    from ..structures.sweep_and_prune import (SweepAndPrune, endpoint_before,
-                                               insertion_sort_endpoints)
+    from ..structures.endpoints import endpoint_before
+    from ..structures.sweep_and_prune import SweepAndPrune, insertion_sort_endpoints
 
     b = as_boxes(boxes)
     if len(b) > 12:
@@ -834,7 +834,8 @@ def coherence_run(boxes, frames: int = 30, step: float = 1.0, seed: int = 0) -> 
     AssertionError
         If the two structures ever disagree (a bug).
     """
-    from ..structures.sweep_and_prune import SweepAndPrune, refresh_keys, insertion_sort_endpoints, sort_endpoints
+    from ..structures.endpoints import refresh_keys, sort_endpoints
+    from ..structures.sweep_and_prune import SweepAndPrune, insertion_sort_endpoints
 
     b = as_boxes(boxes).copy()
     if isinstance(frames, bool) or not isinstance(frames, (int, np.integer)) or frames < 1:
@@ -930,8 +931,9 @@ def frame_costs(n: int = 100_000, steps=(0.1, 0.25, 0.5, 1.0, 2.0, 4.0), repeat:
         If the designs ever disagree (a bug, not a measurement).
     """
     from ..scenes import moved, scaled_scene
+    from ..structures.endpoints import sort_endpoints
     from ..structures.persistent_sweep_and_prune import PersistentSweepAndPrune
-    from ..structures.sweep_and_prune import SweepAndPrune, insertion_sort_endpoints, sort_endpoints
+    from ..structures.sweep_and_prune import SweepAndPrune, insertion_sort_endpoints
 
     boxes = scaled_scene("random", n)
     ids = np.arange(n, dtype=np.int64)

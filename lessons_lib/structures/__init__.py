@@ -3,8 +3,20 @@
 Importing this package registers every structure in
 :data:`lessons_lib.base.STRUCTURES`. Shared-kernel modules (not registered):
 :mod:`~lessons_lib.structures.grid_cells` (what the grids share),
+:mod:`~lessons_lib.structures.cell_size` (a grid's cell size: the default, the checks, lesson 02's suggestion),
 :mod:`~lessons_lib.structures.rtree_nodes` (node arrays of the R-trees and the k-d tree),
-:mod:`~lessons_lib.structures.curves` (Hilbert and Morton orders).
+:mod:`~lessons_lib.structures.rtree_search` (their query, pairs and nearest neighbours),
+:mod:`~lessons_lib.structures.rtree_quality` (their quality per level and invariants),
+:mod:`~lessons_lib.structures.rtree_split` (the R-tree's SplitNode heuristics, and the areas the R-trees compare),
+:mod:`~lessons_lib.structures.curves` (Hilbert and Morton orders),
+:mod:`~lessons_lib.structures.endpoints` (the two sweep-and-prune structures' endpoints: their order, sort and edits).
+A structure whose lesson has many steps keeps some of them in modules of its own,
+each read in one sitting: :mod:`~lessons_lib.structures.quadtree_changes` (the compact
+quadtree's insert, split, remove and update), :mod:`~lessons_lib.structures.loose_tight_cells`
+and :mod:`~lessons_lib.structures.loose_tight_pairs` (the loose/tight grid's cells and pair
+search), :mod:`~lessons_lib.structures.aabb_tree_nodes`,
+:mod:`~lessons_lib.structures.aabb_tree_search` and :mod:`~lessons_lib.structures.aabb_tree_build`
+(the dynamic AABB tree's node table and changes, searches, and binned build).
 
 Modules here import only :mod:`lessons_lib.base`, :mod:`lessons_lib.geometry`,
 :mod:`lessons_lib.core` and each other: never drawing, widgets, lesson helpers,

@@ -76,14 +76,15 @@ import numpy as np
 
 from ..base import register
 from ..core.boxes import overlaps, row_overlaps
-from ..core.buffers import append_pairs, grow
+from ..core.buffers import append_pairs, grow, run_pairs
 from ..core.interrupts import uninterrupted
 from ..core.scratch import RebuildLock
 from ..core.jit import njit, njit_parallel_and_serial, prange, threads, use_threads
 from ..core.params import check_flag
 from ..geometry import boxes_overlap
+from .cell_size import DEFAULT_MAX_CELLS, cell_size_for, typical_box_size
 from .grid_cells import XMAX, XMIN, YMAX, YMIN, append_id, box_cells, cell_span
-from .uniform_grid import DEFAULT_MAX_CELLS, FixedGrid, cell_size_for, typical_box_size
+from .uniform_grid import FixedGrid
 
 __all__ = ["CountingSortGrid", "sort_into_cells", "counting_sort", "band_rows", "band_pairs", "pairs_in_bands",
            "giant_pairs", "query_cells"]
@@ -200,33 +201,6 @@ def sort_into_cells(geom, boxes, alive, n_slots, start, order, sorted_boxes, cel
 # --------------------------------------------------------------------------
 # Pairs among the elements filed in cells
 # --------------------------------------------------------------------------
-@njit(inline="always")
-def _range_pairs(sorted_boxes, order, i, lo, hi, out, k):
-    """Test element ``i`` against the elements ``lo .. hi - 1``; write hits while there is room.
-
-    Where the whole range fits in ``out`` the loop has no branch: every
-    candidate is written and the cursor advances on a hit (as the compiled
-    brute force does).
-    """
-    ax0, ay0, ax1, ay1 = sorted_boxes[i, XMIN], sorted_boxes[i, YMIN], sorted_boxes[i, XMAX], sorted_boxes[i, YMAX]
-    si = order[i]
-    if k + (hi - lo) <= out.shape[0]:
-        for j in range(lo, hi):
-            out[k, 0] = si
-            out[k, 1] = order[j]
-            k += overlaps(ax0, ay0, ax1, ay1, sorted_boxes[j, XMIN], sorted_boxes[j, YMIN], sorted_boxes[j, XMAX],
-                          sorted_boxes[j, YMAX])
-        return k
-    for j in range(lo, hi):  # near the end of the room: count every hit, write those that fit
-        if overlaps(ax0, ay0, ax1, ay1, sorted_boxes[j, XMIN], sorted_boxes[j, YMIN], sorted_boxes[j, XMAX],
-                    sorted_boxes[j, YMAX]):
-            if k < out.shape[0]:
-                out[k, 0] = si
-                out[k, 1] = order[j]
-            k += 1
-    return k
-
-
 @njit
 def band_pairs(geom, start, order, sorted_boxes, r_lo, r_hi, out):
     """Pairs of filed elements whose first element's cell is in rows ``r_lo .. r_hi - 1``.
@@ -245,20 +219,20 @@ def band_pairs(geom, start, order, sorted_boxes, r_lo, r_hi, out):
     exceeds ``len(out)``, run again with a larger ``out``.
     """
     ox, oy, inv, cols, rows = geom
+    x0, y0, x1, y1 = sorted_boxes[:, XMIN], sorted_boxes[:, YMIN], sorted_boxes[:, XMAX], sorted_boxes[:, YMAX]
     k = 0
     tests = 0
     for i in range(start[r_lo * cols], start[r_hi * cols]):
-        c, r, c1, r1 = cell_span(geom, sorted_boxes[i, XMIN], sorted_boxes[i, YMIN], sorted_boxes[i, XMAX],
-                                 sorted_boxes[i, YMAX])
+        c, r, c1, r1 = cell_span(geom, x0[i], y0[i], x1[i], y1[i])
         cell = r * cols + c
         hi = start[cell + 2] if c1 > c else start[cell + 1]  # own cell, then the right one if reached
-        k = _range_pairs(sorted_boxes, order, i, i + 1, hi, out, k)
+        k = run_pairs(order[i], x0[i], y0[i], x1[i], y1[i], i + 1, hi, x0, y0, x1, y1, order, out, k)
         tests += hi - i - 1
         if r1 > r:  # reaches the next row: above-left, above, and above-right if it reaches right
             up = cell + cols
             lo = start[up] if c == 0 else start[up - 1]
             hi = start[up + 2] if c1 > c else start[up + 1]
-            k = _range_pairs(sorted_boxes, order, i, lo, hi, out, k)
+            k = run_pairs(order[i], x0[i], y0[i], x1[i], y1[i], lo, hi, x0, y0, x1, y1, order, out, k)
             tests += hi - lo
     return k, tests
 

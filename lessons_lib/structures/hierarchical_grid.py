@@ -60,9 +60,10 @@ import numpy as np
 from ..base import register
 from ..core.jit import njit
 from ..core.params import check_int
+from .cell_size import DEFAULT_MAX_CELLS
 from .grid_cells import (FREE, USED, XMAX, XMIN, YMAX, YMIN, append_id, box_cells, cell_pairs, cell_span, gather_cell,
                          pool_push, pool_unlink, query_hit)
-from .uniform_grid import DEFAULT_MAX_BOX_CELLS, DEFAULT_MAX_CELLS, FixedGrid, OversizeList
+from .uniform_grid import DEFAULT_MAX_BOX_CELLS, FixedGrid, OversizeList
 
 __all__ = [
     "HierarchicalGrid", "mark", "insert_boxes", "unlink_box", "remove_box", "update_boxes",
@@ -454,13 +455,13 @@ class HierarchicalGrid(OversizeList, FixedGrid):
         return tuple(a.copy() for a in _row_lists(self.rows_, r, self.cols))
 
     # -- the steps over cells (OversizeList routes the boxes too big for them) ----
-    def _file(self, slots):
+    def _insert_in_cells(self, slots):
         self.heads, self.nxt, self.elem = insert_boxes(self.rows_, self.geom, self.marks, self.elements.boxes, slots)
 
-    def _unfile(self, slot):
+    def _remove_from_cells(self, slot):
         self.heads, self.nxt, self.elem = remove_box(self.rows_, self.geom, self.elements.boxes, slot)
 
-    def _refile(self, slots, old, new):
+    def _update_in_cells(self, slots, old, new):
         self.heads, self.nxt, self.elem = update_boxes(self.rows_, self.geom, self.marks, slots, old, new)
 
     def _query(self, box):

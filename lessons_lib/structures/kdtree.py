@@ -6,7 +6,7 @@ then cuts each half along the other axis, and so on until a node holds at most
 a box whose centre is left of the cut may still reach across it. Instead of
 the cut lines, every node therefore stores the **bounds of the boxes below
 it** (as an R-tree node does): queries and pairs use those bounds and stay
-exact, and they reuse the R-tree kernels of :mod:`lessons_lib.structures.rtree_nodes`.
+exact, and they reuse the R-tree kernels of :mod:`lessons_lib.structures.rtree_search`.
 
 The median is found by *selection* (quickselect, the algorithm behind
 ``np.partition``; O(k) expected) rather than by sorting (O(k log k)): building
@@ -47,16 +47,14 @@ from .rtree_nodes import (
     PARENT,
     ROOT,
     NodeArrays,
-    NodeViews,
     add_entry,
     alloc_node,
     centres_of,
-    check_tree,
-    query_with_visits,
     recompute_box,
     take_entry,
-    tree_pairs,
 )
+from .rtree_quality import NodeViews, check_tree
+from .rtree_search import query_with_visits, tree_pairs
 
 __all__ = [
     "KDTree", "median_by_sort", "median_by_selection", "split_at_median", "choose_axis",

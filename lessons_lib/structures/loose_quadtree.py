@@ -94,10 +94,9 @@ from ..base import BroadPhase, register
 from ..core.boxes import XMAX, XMIN, YMAX, YMIN, row_overlaps, rows_overlap
 from ..core.freelist import USED, fl_erase_block, fl_grow, fl_take
 from ..core.jit import njit
-from ..core.params import check_int
 from .loose_bounds import EMPTY_RECT, f32_down, f32_up, grow_rect, set_empty
-from .quad_nodes import (BR, BRANCH, COUNT, FIRST, MAX_DEPTH_LIMIT, ROW_COUNT, ROW_DEPTH, ROW_NODE, TL, TR,
-                         QuadNodes, cell_frame, cell_rects, centre_cell, merge_limit, morton_order, node_rows, quadrant)
+from .quad_nodes import (BR, BRANCH, COUNT, FIRST, ROW_COUNT, ROW_DEPTH, ROW_NODE, TL, TR, QuadNodes, cell_frame,
+                         cell_rects, centre_cell, check_capacity_and_depth, morton_order, node_rows, quadrant)
 from .slot_lists import grown_slots, scan_slot_list, unlink_slot
 
 __all__ = [
@@ -481,10 +480,8 @@ class LooseQuadtree(QuadNodes, BroadPhase):
 
     def __init__(self, *, world=None, capacity: int = 8, max_depth: int = 8):
         super().__init__(world=world)
-        self.capacity = check_int("capacity", capacity, 1, 2**31 - 1)
-        self.max_depth = check_int("max_depth", max_depth, 0, MAX_DEPTH_LIMIT)
+        self.capacity, self.max_depth, self.merge_limit = check_capacity_and_depth(capacity, max_depth)
         self._cells = cell_frame(self.world, self.max_depth)
-        self.merge_limit = merge_limit(self.capacity)
         self.nodes = np.full((4 * self.max_depth + 8, 2), -1, dtype=np.int32)
         self.rects = np.tile(EMPTY_RECT, (len(self.nodes), 1))
         self.node_meta = np.array([1, -1], dtype=np.int64)

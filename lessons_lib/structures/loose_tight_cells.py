@@ -472,7 +472,7 @@ def settle_cells(loose, tight, geom, tgeom, boxes, size, layout):
     Two passes over the loose cells:
 
     1. each cell's list is read once to lay its elements out for ``pairs``
-       (as :func:`lay_out_cells`) and to make its rectangle exact again (the
+       (as :func:`~lessons_lib.structures.loose_tight_pairs.lay_out_cells`) and to make its rectangle exact again (the
        union of its boxes, rounded outwards once per side, which drops any
        stale growth); its new tight range goes to ``lreg`` and the nodes it
        needs are counted;

@@ -22,13 +22,14 @@ import numpy as np
 from ..base import register
 from ..core.params import check_int
 from ..core.scratch import RebuildLock
+from .cell_size import DEFAULT_MAX_CELLS, cell_size_for, typical_box_size
 from .grid_cells import FREE, USED, XMAX, XMIN, YMAX, YMIN, cell_counts, cell_of_centre, new_lists
 from .loose_bounds import EMPTY_RECT, f32_down, f32_up
 from .loose_tight_cells import (TC0, TC1, TR0, TR1, build_cells, insert_slots, move_slots, over_budget, query_core,
                                 remove_slots, settle_cells, tight_range)
 from .loose_tight_pairs import is_near, lay_out_cells, lay_out_list, pairs_core, sort_by_partner
 from .slot_lists import grown_slots, scan_slot_list, unlink_slot
-from .uniform_grid import DEFAULT_MAX_BOX_CELLS, DEFAULT_MAX_CELLS, FixedGrid, cell_size_for, typical_box_size
+from .uniform_grid import DEFAULT_MAX_BOX_CELLS, FixedGrid
 
 __all__ = ["LooseTightGrid", "DEFAULT_TIGHT_FACTOR", "LOOSE_CELL_FACTOR"]
 
@@ -54,7 +55,7 @@ class LooseTightGrid(FixedGrid):
     cell_size : float, optional
         Side of a loose cell, world units (> 0). Default: the world's longer
         side / 64; ``from_boxes`` uses
-        :func:`~lessons_lib.structures.uniform_grid.suggest_cell_size` of the boxes with
+        :func:`~lessons_lib.structures.cell_size.suggest_cell_size` of the boxes with
         ``factor=LOOSE_CELL_FACTOR`` (four times their typical size).
     tight_factor : int
         Loose cells per tight cell along each axis (1 .. 64). Default 2.
@@ -63,7 +64,7 @@ class LooseTightGrid(FixedGrid):
     max_box_cells : int
         The budget of tight cells per box (>= 1, default 65,536, as the other
         grids): a box whose loose cell would have to reach more tight cells
-        (:func:`square_cells`) is kept on the *oversize list* instead
+        (:func:`~lessons_lib.structures.loose_tight_cells.square_cells`) is kept on the *oversize list* instead
         (:meth:`oversize`), so no loose cell is listed in more than
         ``max_box_cells`` tight cells, whatever the cell size.
 

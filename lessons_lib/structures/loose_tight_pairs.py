@@ -41,6 +41,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.boxes import overlaps
+from ..core.buffers import run_pairs
 from ..core.jit import njit
 from .grid_cells import XMAX, XMIN, YMAX, YMIN, cells_from_origin
 from .loose_bounds import f32_down, f32_up, set_empty
@@ -138,29 +139,6 @@ def lay_out_list(head, enext, boxes, layout, g):
         s = enext[s]
     return g
 
-
-
-@njit(inline="always")
-def _one_vs_run(si, x0, y0, x1, y1, b0, b1, px0, py0, px1, py1, ps, out, m):
-    """Test the box ``x0 .. y1`` of slot ``si`` against the run ``b0 .. b1 - 1``; returns the new ``m``.
-
-    Branch-free when ``out`` has room for the whole run (every candidate is
-    written, the cursor advances on a hit, as in the compiled brute force);
-    otherwise it only counts past the end.
-    """
-    if m + (b1 - b0) <= out.shape[0]:
-        for j in range(b0, b1):
-            out[m, 0] = si
-            out[m, 1] = ps[j]
-            m += overlaps(x0, y0, x1, y1, px0[j], py0[j], px1[j], py1[j])
-        return m
-    for j in range(b0, b1):
-        if overlaps(x0, y0, x1, y1, px0[j], py0[j], px1[j], py1[j]):
-            if m < out.shape[0]:
-                out[m, 0] = si
-                out[m, 1] = ps[j]
-            m += 1
-    return m
 
 
 @njit(inline="always")
@@ -307,7 +285,7 @@ def pairs_core(layout, g0, geom, sweep, scratch, out, marks):
                 continue
             for i in range(a0, a1):  # 1. inside the loose cell
                 tests += a1 - i - 1
-                m = _one_vs_run(ps[i], px0[i], py0[i], px1[i], py1[i], i + 1, a1, px0, py0, px1, py1, ps, out, m)
+                m = run_pairs(ps[i], px0[i], py0[i], px1[i], py1[i], i + 1, a1, px0, py0, px1, py1, ps, out, m)
             # 2. with its neighbouring loose cells
             if c + 1 < cols:  # east
                 m, t = _cross_runs(a0, a1, start[a + 1], start[a + 2], _rect(srect, a), _rect(srect, a + 1),
@@ -337,7 +315,7 @@ def pairs_core(layout, g0, geom, sweep, scratch, out, marks):
             if a0 > a1:
                 continue
             tests += start[a1 + 1] - start[a0]
-            m = _one_vs_run(ps[g], x0, y0, x1, y1, start[a0], start[a1 + 1], px0, py0, px1, py1, ps, out, m)
+            m = run_pairs(ps[g], x0, y0, x1, y1, start[a0], start[a1 + 1], px0, py0, px1, py1, ps, out, m)
     marks[1] = m
     for i in range(g0, n):  # 4. giants against each other: a sweep, they are sorted by sa0
         a1, b0, b1 = sa1[i], sb0[i], sb1[i]

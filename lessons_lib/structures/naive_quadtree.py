@@ -74,11 +74,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import BroadPhase, register
-from ..core.params import check_int
 from ..geometry import as_box
 from ..core.boxes import XMAX, XMIN, YMAX, YMIN
-from .quad_nodes import MAX_DEPTH_LIMIT, SquareWorldFromBoxes, merge_limit
-
+from .quad_nodes import SquareWorldFromBoxes, check_capacity_and_depth
 __all__ = ["Node", "NaiveQuadtree", "child_rects"]
 
 
@@ -187,9 +185,7 @@ class NaiveQuadtree(SquareWorldFromBoxes, BroadPhase):
 
     def __init__(self, *, world=None, capacity: int = 8, max_depth: int = 8):
         super().__init__(world=world)
-        self.capacity = check_int("capacity", capacity, 1, 2**31 - 1)
-        self.max_depth = check_int("max_depth", max_depth, 0, MAX_DEPTH_LIMIT)
-        self.merge_limit = merge_limit(self.capacity)
+        self.capacity, self.max_depth, self.merge_limit = check_capacity_and_depth(capacity, max_depth)
         self.root = Node(self.world, 0)
 
     # -- routing ---------------------------------------------------------

@@ -16,8 +16,9 @@ has a crossing on some axis, tested then against the final boxes.
 
 The steps
 ---------
-* build: sort the endpoints of both axes (:func:`sort_endpoints`); one sweep
-  (:func:`sweep_pairs`) fills the pair set.
+* build: sort the endpoints of both axes
+  (:func:`~lessons_lib.structures.endpoints.sort_endpoints`); one sweep
+  (:func:`~lessons_lib.structures.sweep_and_prune.sweep_pairs`) fills the pair set.
 * a frame (``update_many`` of many boxes): on each axis, new keys in the old
   order, then insertion sort (:func:`insertion_sort_from`), which lists the
   crossings; each crossing whose boxes now meet is added
@@ -53,8 +54,8 @@ from ..base import BroadPhase, register
 from ..core.boxes import rows_overlap
 from ..core.jit import njit
 from ..core.params import check_choice, check_optional
-from .sweep_and_prune import (MIN_END, SortedEndpoints, choose_sweep_axis, find_endpoint, insertion_sort_from,
-                              lower_bound, move_endpoint, refresh_keys)
+from .endpoints import MIN_END, find_endpoint, lower_bound, refresh_keys
+from .sweep_and_prune import SortedEndpoints, choose_sweep_axis, insertion_sort_from, move_endpoint
 
 __all__ = ["PersistentSweepAndPrune", "PairSet", "EMPTY", "pair_key", "pair_key_hash", "add_meeting_pairs",
            "remove_pairs", "drop_separated", "walk_keeping_pairs",

@@ -72,9 +72,10 @@ from ..core.boxes import row_overlaps, rows_overlap
 from ..core.jit import njit
 from ..core.params import check_number, check_optional
 from ..geometry import as_boxes
+from .cell_size import DEFAULT_MAX_CELLS, cells_across
 from .grid_cells import XMAX, XMIN, YMAX, YMIN, cell_counts, cell_of_centre, cell_span
 from .slot_lists import grown_slots, scan_slot_list, unlink_slot
-from .uniform_grid import DEFAULT_MAX_CELLS, FixedGrid, cells_across
+from .uniform_grid import FixedGrid
 
 __all__ = [
     "PointGrid", "half_sizes", "insert_slots", "remove_slot", "move_slots", "query_core",
@@ -334,7 +335,7 @@ class PointGrid(FixedGrid):
     cell_size : float, optional
         Side of a cell, world units (> 0). Default: the world's longer side
         / 64; ``from_boxes`` uses twice the typical box size
-        (:func:`~lessons_lib.structures.uniform_grid.suggest_cell_size`), with a
+        (:func:`~lessons_lib.structures.cell_size.suggest_cell_size`), with a
         fixed ``half_size`` at least ``2 * half_size`` so that pairs need only
         the eight neighbours.
     half_size : float or None

@@ -49,13 +49,14 @@ import numpy as np
 
 from ..core.freelist import FREE_MARK, USED, fl_holes
 from ..core.jit import njit
+from ..core.params import check_int
 from ..geometry import box_extent
 from ..core.boxes import XMAX, XMIN, YMAX, YMIN
 from .curves import morton_encode
 from .grid_cells import cell_of
 
 __all__ = [
-    "FIRST", "COUNT", "BRANCH", "TL", "TR", "BL", "BR", "MAX_DEPTH_LIMIT", "MIN_SIDE", "RELATIVE_SIDE",
+    "FIRST", "COUNT", "BRANCH", "check_capacity_and_depth", "TL", "TR", "BL", "BR", "MAX_DEPTH_LIMIT", "MIN_SIDE", "RELATIVE_SIDE",
     "cell_frame", "square_world", "merge_limit", "SquareWorldFromBoxes", "QuadNodes", "put", "take", "put_children", "cell_box", "centre_cell", "child_corner",
     "quadrant", "node_rows", "leaves_overlapping", "find_leaves", "narrowest_node", "cell_rects", "morton_order", "ROW_NODE", "ROW_DEPTH", "ROW_LX", "ROW_LY", "ROW_COUNT",
 ]
@@ -88,6 +89,19 @@ def merge_limit(capacity: int) -> int:
     merge and split every frame; half the capacity leaves room in between.
     """
     return max(1, int(capacity) // 2)
+
+
+def check_capacity_and_depth(capacity, max_depth) -> tuple[int, int, int]:
+    """The three quadtrees' one check of their parameters: ``(capacity, max_depth, merge limit)``.
+
+    ``capacity`` (node capacity: elements a leaf holds before it splits) must be
+    an integer in ``1 .. 2**31 - 1`` (counts are int32), ``max_depth`` an integer
+    in ``0 .. MAX_DEPTH_LIMIT``; otherwise ``ValueError`` naming the parameter.
+    The merge limit is :func:`merge_limit` of the capacity.
+    """
+    capacity = check_int("capacity", capacity, 1, 2**31 - 1)
+    max_depth = check_int("max_depth", max_depth, 0, MAX_DEPTH_LIMIT)
+    return capacity, max_depth, merge_limit(capacity)
 
 
 def cell_frame(world, max_depth: int) -> tuple[float, float, float, float, int]:

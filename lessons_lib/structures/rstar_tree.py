@@ -41,7 +41,6 @@ from .rtree import (
     STAT_REINSERTED,
     RTree,
     apply_split,
-    box_area,
     children_on_unit_square,
     enlarge_path,
     grow_root,
@@ -53,6 +52,7 @@ from .rtree import (
 )
 from .rtree_nodes import (BOX, CHILD, COUNT, LEVEL, MAX_FAN_OUT, META, PARENT, ROOT, add_entry, alloc_node,
                           entry_boxes, recompute_box, unit_boxes)
+from .rtree_split import box_area
 
 __all__ = [
     "RStarTree", "rstar_split", "LOG_COLS", "choose_subtree", "overlap_area",

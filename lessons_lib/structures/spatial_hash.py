@@ -59,10 +59,10 @@ from ..core.boxes import row_overlaps
 from ..core.jit import njit
 from ..core.params import check_choice, check_int
 from ..geometry import as_box
+from .cell_size import DEFAULT_CELL_FACTOR, check_cell_size, default_cell_size, typical_box_size
 from .grid_cells import (CELL_LIMIT, MIN_CELL_SIZE, USED, XMAX, XMIN, YMAX, YMIN, append_id, cell_pairs, grid_world,
                          oversize_pairs,
                          grown, grown_pool, new_lists, pool_full, pool_push, pool_unlink)
-from .uniform_grid import DEFAULT_CELL_FACTOR, check_cell_size, default_cell_size, typical_box_size
 
 __all__ = [
     "SpatialHash", "HASHES", "cell_key", "hash_cell", "CELL_LIMIT", "KEY_SHIFT", "cell_xy",
@@ -366,7 +366,7 @@ class SpatialHash(BroadPhase):
     cell_size : float, optional
         Side of a cell, world units (> 0). Default: world's longer side / 64
         (12.5 in the article's world); ``from_boxes``: twice the boxes' typical
-        size, as :func:`~lessons_lib.structures.uniform_grid.suggest_cell_size`.
+        size, as :func:`~lessons_lib.structures.cell_size.suggest_cell_size`.
     table_size : int, optional
         Number of buckets (1 .. 2**28). Default 4096; ``from_boxes``: the
         smallest power of two >= 2 n (at least 64).

@@ -16,44 +16,30 @@ and temporal coherence: keep the sorted list between frames and repair it with
 insertion sort). The incremental, swap-based form goes back to [Baraff1992] and
 [Cohen1995]; the persistent pair set of the latter is
 :class:`~lessons_lib.structures.persistent_sweep_and_prune.PersistentSweepAndPrune`,
-built from the kernels of this module.
+built from the kernels of this module and of :mod:`~lessons_lib.structures.endpoints`.
 
 Data layout
 -----------
-The endpoints of the ``n`` stored elements on one axis live in two flat arrays
-(:class:`SortedEndpoints`), the first ``m = 2 n`` entries in use, sorted by
-``(key, is_max)``:
-
-=========  ============  ==================================================
-array      shape, dtype  meaning
-=========  ============  ==================================================
-``keys``   (cap,) f8     coordinate of the endpoint on the axis
-``codes``  (cap,) int64  ``2 * slot + is_max``: whose endpoint, min or max
-=========  ============  ==================================================
-
-``keys`` is the one place where the library stores a coordinate a second time
-(the element table holds the boxes): the sorts compare neighbours millions of
-times per frame, and the key beside the code makes that a walk over contiguous
-memory instead of a jump into the box table per comparison. 16 bytes per
-endpoint, 32 per element.
-
-**Closed boxes.** At equal coordinates a min endpoint sorts *before* a max
-endpoint. So when box ``a`` ends exactly where box ``b`` starts, ``b`` opens
-while ``a`` is still open and the touching pair is reported; and a zero-width
-box opens before it closes.
+The endpoints of one axis live in two flat arrays, ``keys`` (float64) and
+``codes`` (``2 * slot + is_max``, int64), sorted by ``(key, is_max)``: a min
+before a max at equal keys (closed boxes). The table, the order and the sort
+are in :mod:`~lessons_lib.structures.endpoints` (sections 1 and 2 of the
+lesson), which both sweep-and-prune structures share.
 
 The kernels, step by step
 -------------------------
-1. the order of endpoints: :func:`endpoint_before`, :func:`endpoints_sorted`;
-2. sort endpoints: :func:`sort_endpoints` (from scratch), :func:`refresh_keys`;
+1. the order of endpoints: :func:`~lessons_lib.structures.endpoints.endpoint_before`,
+   :func:`~lessons_lib.structures.endpoints.endpoints_sorted`;
+2. sort endpoints: :func:`~lessons_lib.structures.endpoints.sort_endpoints` (from scratch),
+   :func:`~lessons_lib.structures.endpoints.refresh_keys`;
 3. sweep with an active set: :func:`sweep_pairs`;
 4. insertion-sort repair counting swaps: :func:`insertion_sort_endpoints`
    (and :func:`insertion_sort_from`, which also lists the *crossings*, the
    swaps of a min past a max), :func:`move_endpoint`, :func:`move_endpoints`;
 5. query: :func:`query_endpoints`;
 
-and the edits of a sorted array (:func:`lower_bound`, :func:`find_endpoint`,
-:func:`insert_endpoint`, :func:`delete_endpoint`). Array growth is kept apart,
+and the edits of a sorted array (binary search, insert, delete: in
+:mod:`~lessons_lib.structures.endpoints`). Array growth is kept apart,
 in :class:`SortedEndpoints` and in the wrapper :func:`sweep_pairs`.
 """
 from __future__ import annotations
@@ -66,81 +52,14 @@ from ..core.buffers import grow
 from ..core.jit import njit
 from ..core.params import check_choice, check_flag, check_optional
 from ..geometry import axis_of_larger_variance
+from .endpoints import (MAX_END, MIN_END, delete_endpoint, endpoint_before, endpoints_sorted, find_endpoint,
+                        insert_endpoint, lower_bound, refresh_keys, sort_endpoints)
 
 __all__ = [
-    "SweepAndPrune", "SortedEndpoints", "MIN_END", "MAX_END", "choose_sweep_axis",
-    "endpoint_before", "endpoints_sorted", "sort_endpoints", "refresh_keys", "sweep_pairs",
+    "SweepAndPrune", "SortedEndpoints", "choose_sweep_axis", "sweep_pairs",
     "insertion_sort_endpoints", "insertion_sort_from", "move_endpoint", "move_endpoints",
-    "query_endpoints", "lower_bound", "find_endpoint", "insert_endpoint", "delete_endpoint",
-    "live_boxes",
+    "query_endpoints", "live_boxes",
 ]
-
-#: The low bit of an endpoint code: a box's min endpoint (its interval opens) or its max (it closes).
-MIN_END, MAX_END = 0, 1
-
-
-# --------------------------------------------------------------------------
-# 1. The order of endpoints
-# --------------------------------------------------------------------------
-@njit
-def endpoint_before(ka, ca, kb, cb):
-    """Endpoint ``(ka, ca)`` sorts strictly before ``(kb, cb)``: a smaller key, or the same key and min vs max."""
-    return ka < kb or (ka == kb and (ca & 1) < (cb & 1))
-
-
-@njit
-def endpoints_sorted(keys, codes, m):
-    """True when the first ``m`` endpoints are in ``(key, is_max)`` order."""
-    for t in range(1, m):
-        if endpoint_before(keys[t], codes[t], keys[t - 1], codes[t - 1]):
-            return False
-    return True
-
-
-# --------------------------------------------------------------------------
-# 2. Sort endpoints (from scratch)
-# --------------------------------------------------------------------------
-@njit
-def _mins_first_in_ties(keys, codes, m):
-    """After a sort by key alone: within each run of equal keys put the mins before the maxes (stable)."""
-    buf = np.empty(max(1, m), dtype=np.int64)  # allocated once (re-binding it in the loop costs refcounting)
-    t = 0
-    while t < m:
-        u = t + 1
-        while u < m and keys[u] == keys[t]:
-            u += 1
-        if u - t > 1:
-            w = 0
-            for end in (MIN_END, MAX_END):
-                for v in range(t, u):
-                    if codes[v] & 1 == end:
-                        buf[w] = codes[v]
-                        w += 1
-            for v in range(t, u):
-                codes[v] = buf[v - t]
-        t = u
-
-
-def sort_endpoints(keys, codes, m):
-    """Full sort of the first ``m`` endpoints in place, ties min-first: O(m log m).
-
-    numpy's quicksort on the keys (vectorised), then one linear pass that puts
-    mins before maxes inside each run of equal keys.
-    """
-    if m == 0:
-        return
-    order = np.argsort(keys[:m], kind="quicksort")
-    keys[:m] = keys[:m][order]
-    codes[:m] = codes[:m][order]
-    _mins_first_in_ties(keys, codes, m)
-
-
-@njit
-def refresh_keys(keys, codes, m, boxes, axis):
-    """Copy each endpoint's current coordinate from the box table into ``keys`` (the order is kept)."""
-    for t in range(m):
-        c = codes[t]
-        keys[t] = boxes[c >> 1, axis + 2 * (c & 1)]
 
 
 # --------------------------------------------------------------------------
@@ -378,52 +297,6 @@ def query_endpoints(keys, codes, m, axis, boxes, box):
 
 
 # --------------------------------------------------------------------------
-# Edits of a sorted endpoint array (binary search, shift)
-# --------------------------------------------------------------------------
-@njit
-def lower_bound(keys, codes, m, k, c):
-    """First position whose endpoint does not sort before ``(k, c)`` (binary search)."""
-    lo, hi = 0, m
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if endpoint_before(keys[mid], codes[mid], k, c):
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-@njit
-def find_endpoint(keys, codes, m, k, c):
-    """Position of the endpoint with code ``c`` and key ``k``; -1 if absent."""
-    t = lower_bound(keys, codes, m, k, c)
-    while t < m and keys[t] == k and (codes[t] & 1) == (c & 1):
-        if codes[t] == c:
-            return t
-        t += 1
-    return -1
-
-
-@njit
-def insert_endpoint(keys, codes, m, k, c):
-    """Insert endpoint ``(k, c)`` into the sorted first ``m`` entries (room for ``m + 1``); O(m)."""
-    t = lower_bound(keys, codes, m, k, c)
-    for u in range(m, t, -1):
-        keys[u] = keys[u - 1]
-        codes[u] = codes[u - 1]
-    keys[t] = k
-    codes[t] = c
-
-
-@njit
-def delete_endpoint(keys, codes, m, t):
-    """Remove the endpoint at position ``t`` of the first ``m``; O(m)."""
-    for u in range(t, m - 1):
-        keys[u] = keys[u + 1]
-        codes[u] = codes[u + 1]
-
-
-# --------------------------------------------------------------------------
 # One axis's endpoints, with their growth
 # --------------------------------------------------------------------------
 def choose_sweep_axis(elements) -> int:
@@ -449,7 +322,8 @@ class SortedEndpoints:
     axis : int
         0 (x) or 1 (y).
     keys, codes : numpy.ndarray, (cap,) float64 and int64
-        The endpoints; the first ``m`` are in use (see the module's data layout).
+        The endpoints; the first ``m`` are in use (the data layout of
+        :mod:`~lessons_lib.structures.endpoints`).
     m : int
         Endpoints in use: twice the number of elements.
 
@@ -559,7 +433,8 @@ class SweepAndPrune(BroadPhase):
     axis : int
         The current sweep axis (0 = x, 1 = y).
     keys, codes, m
-        The sorted endpoints on the sweep axis (see the module's data layout).
+        The sorted endpoints on the sweep axis (the data layout of
+        :mod:`~lessons_lib.structures.endpoints`).
     last_swaps : int
         Neighbour exchanges made by the last ``update`` or ``update_many``
         (0 after a full re-sort, which does not count them).

@@ -31,9 +31,10 @@ share (``geom``, ``lists``, ``XMIN`` ..).
 The steps, as lesson 02 names them: :func:`insert_boxes`, :func:`remove_box`,
 :func:`update_boxes` (the lesson's update: each moved box into its new cells),
 :func:`query_box` and
-:func:`pairs_by_reference_cell`. Choosing the cell size
-(:func:`suggest_cell_size`) and the classes come after them. The lesson's
-corner-only pitfall lives in :mod:`lessons_lib.labs.grids`.
+:func:`pairs_by_reference_cell`. The classes come after them. Choosing the cell
+size (:func:`~lessons_lib.structures.cell_size.suggest_cell_size`, with the
+default and the checks every grid uses) is in :mod:`~lessons_lib.structures.cell_size`.
+The lesson's corner-only pitfall lives in :mod:`lessons_lib.labs.grids`.
 
 References
 ----------
@@ -46,16 +47,17 @@ References
 """
 from __future__ import annotations
 
-import math
 import sys
 
 import numpy as np
 
 from ..base import BroadPhase, register
 from ..core.jit import njit
-from ..core.params import check_int, check_positive
-from ..geometry import as_box, as_boxes
-from .grid_cells import (MIN_CELL_SIZE, USED, XMAX, XMIN, YMAX, YMIN, append_id, box_cells, cell_counts, cell_pairs,
+from ..core.params import check_int
+from ..geometry import as_box
+from .cell_size import (DEFAULT_MAX_CELLS, cell_size_for, check_cell_size, default_cell_size, grid_shape,
+                        typical_box_size)
+from .grid_cells import (USED, XMAX, XMIN, YMAX, YMIN, append_id, box_cells, cell_counts, cell_pairs,
                          any_over, cell_span, cells_each, gather_cell, grid_world, grown_pool, new_lists,
                          oversize_pairs,
                          pool_full, pool_push, pool_unlink, query_hit)
@@ -63,29 +65,16 @@ from .grid_cells import (MIN_CELL_SIZE, USED, XMAX, XMIN, YMAX, YMIN, append_id,
 __all__ = [
     "FixedGrid",
     "UniformGrid",
-    "suggest_cell_size",
-    "cell_size_for",
-    "typical_box_size",
-    "grid_shape",
-    "check_cell_size",
-    "DEFAULT_MAX_CELLS",
-    "DEFAULT_CELL_FACTOR",
     "DEFAULT_MAX_BOX_CELLS",
     "OversizeList",
-    "cells_across", "default_cell_size", "DEFAULT_CELLS_ACROSS", "insert_boxes", "remove_box", "update_boxes",
+    "insert_boxes", "remove_box", "update_boxes",
     "query_box", "pairs_by_reference_cell",
 ]
 
-#: Most cells a grid may have by default (4 bytes each: 16 MiB).
-DEFAULT_MAX_CELLS = 1 << 22
-#: Cells along the longer side of the world when no cell size is given and no boxes are known.
-DEFAULT_CELLS_ACROSS = 64
 #: At most this many cells drawn one by one by ``regions()``; beyond, only occupied cells.
 REGIONS_ALL_CELLS = 4096
 #: Default budget of cells per box (65,536: 512 KiB of nodes): a box covering more goes on the oversize list.
 DEFAULT_MAX_BOX_CELLS = 1 << 16
-#: Default multiple of the typical box size used by :func:`suggest_cell_size` (measured, see Notes there).
-DEFAULT_CELL_FACTOR = 2.0
 _BIG = sys.float_info.max
 
 
@@ -219,168 +208,6 @@ def pairs_by_reference_cell(lists, geom, boxes, n_slots):
 
 
 # --------------------------------------------------------------------------
-# Choosing the cell size (every size and count in a form that cannot overflow)
-# --------------------------------------------------------------------------
-def cells_across(lo: float, hi: float, size: float) -> float:
-    """``(hi - lo) / size`` as a float, computed from halves so that ``hi - lo`` cannot overflow (may be inf)."""
-    return (0.5 * hi - 0.5 * lo) / size * 2.0
-
-
-def default_cell_size(world) -> float:
-    """The cell size a grid takes when none is given: the world's longer side / :data:`DEFAULT_CELLS_ACROSS`.
-
-    Parameters
-    ----------
-    world : (4,) float64 array
-        The closed world box ``[xmin, ymin, xmax, ymax]``, already validated.
-
-    Returns
-    -------
-    float
-        The side of a square cell, in world units (computed from halves: no overflow).
-
-    Raises
-    ------
-    ValueError
-        If that size is below :data:`~lessons_lib.structures.grid_cells.MIN_CELL_SIZE`
-        (a world too small to divide), naming the world and the two sizes.
-    """
-    w = world
-    size = max(cells_across(w[XMIN], w[XMAX], DEFAULT_CELLS_ACROSS), cells_across(w[YMIN], w[YMAX], DEFAULT_CELLS_ACROSS))
-    if not size >= MIN_CELL_SIZE:
-        raise ValueError(f"world {np.asarray(w).tolist()} is too small for a grid: its default cell (the longer side / "
-                         f"{DEFAULT_CELLS_ACROSS}) would be {size:.3g} units, below the smallest cell size "
-                         f"{MIN_CELL_SIZE:.3g}; give a larger world or a cell_size")
-    return size
-
-
-def check_cell_size(cell_size, name: str = "cell_size") -> float:
-    """``cell_size`` as a float in ``[MIN_CELL_SIZE, float max]``: positive, finite, with a finite inverse.
-
-    Raises
-    ------
-    ValueError
-        Not a positive finite number, or so small that ``1 / cell_size``
-        overflows (below about 5.6e-309); the message names ``name``.
-    """
-    c = check_positive(name, cell_size)
-    if c < MIN_CELL_SIZE:
-        raise ValueError(f"{name} must be at least {MIN_CELL_SIZE:.3g} world units (1 / {name} must be a finite "
-                         f"float), got {c!r}")
-    return c
-
-
-def grid_shape(world, cell_size: float, max_cells: int = DEFAULT_MAX_CELLS) -> tuple[int, int]:
-    """``(rows, cols)`` of square cells of side ``cell_size`` covering ``world``.
-
-    Raises
-    ------
-    ValueError
-        A bad cell size (see :func:`check_cell_size`), or more than
-        ``max_cells`` cells (the message gives the grid it would have made).
-    """
-    w = as_box(world, name="world")
-    c = check_cell_size(cell_size)
-    max_cells = check_int("max_cells", max_cells, 1)
-    fc, fr = cells_across(w[XMIN], w[XMAX], c), cells_across(w[YMIN], w[YMAX], c)
-    if not (fc * fr <= max_cells and fc <= max_cells and fr <= max_cells):
-        raise ValueError(
-            f"cell_size {c:g} gives a {fr:.3g} x {fc:.3g} grid over the world {w.tolist()}, more than "
-            f"max_cells={max_cells:,} cells; use larger cells or raise max_cells"
-        )
-    return max(1, math.ceil(fr)), max(1, math.ceil(fc))
-
-
-def _side_over(w, parts: float) -> float:
-    """``sqrt(width * height / parts)`` of the world ``w``, without overflow."""
-    return 2.0 * math.sqrt(0.5 * w[XMAX] - 0.5 * w[XMIN]) * (math.sqrt(0.5 * w[YMAX] - 0.5 * w[YMIN]) / math.sqrt(parts))
-
-
-def typical_box_size(boxes: np.ndarray, world=None) -> float:
-    """Median of ``max(width, height)`` of validated ``boxes`` (at most the largest float).
-
-    When that is 0 (points, segments), the side of a square holding one box on
-    average in ``world`` (default the boxes' bounding box); 1.0 if that is 0 too.
-    """
-    if len(boxes):
-        half = np.maximum(0.5 * boxes[:, XMAX] - 0.5 * boxes[:, XMIN], 0.5 * boxes[:, YMAX] - 0.5 * boxes[:, YMIN])
-        typical = min(2.0 * float(np.median(half)), _BIG)
-        if typical > 0:
-            return typical
-    w = grid_world(boxes) if world is None else world
-    typical = _side_over(w, max(1, len(boxes)))
-    return typical if 0 < typical < math.inf else 1.0
-
-
-def suggest_cell_size(boxes, world=None, *, factor: float = DEFAULT_CELL_FACTOR,
-                      max_cells: int = DEFAULT_MAX_CELLS) -> float:
-    """A cell size for ``boxes``: the typical box size times ``factor`` (default 2).
-
-    Parameters
-    ----------
-    boxes : array_like, shape (n, 4)
-        Closed AABBs, world units.
-    world : array_like, shape (4,), optional
-        The grid's world; default the boxes' bounding box.
-    factor : float
-        Multiplier of the typical size (> 0). Lesson 02 measures the trade-off.
-    max_cells : int
-        Upper bound on the resulting number of cells.
-
-    Returns
-    -------
-    float
-        ``factor`` x the median of ``max(width, height)``; for boxes of zero
-        size (points), the side of a cell holding one box on average. Enlarged,
-        if needed, so that the grid has at most ``max(1024, 4 n)`` cells and at
-        most ``max_cells``: a sparse, huge world gets coarser cells rather than
-        an enormous array (memory stays O(n)). Always between
-        :data:`~lessons_lib.structures.grid_cells.MIN_CELL_SIZE` and the largest
-        float, whatever the boxes' scale.
-
-    Raises
-    ------
-    ValueError
-        Bad boxes, world, ``factor`` or ``max_cells``.
-
-    Notes
-    -----
-    Why twice the typical size: the fewest box tests come with cells about
-    one box wide, but then a box covers about 4 cells, and writing, walking
-    and de-duplicating those nodes costs more than the extra tests of larger
-    cells. Measured on the ``random`` scene (lesson 02's sweep at n = 2,000 and
-    the benchmark at n = 100,000), the pair search is fastest for cells 1.5 to
-    3 times the typical box size and the curve is flat there.
-    """
-    b = as_boxes(boxes)
-    w = grid_world(b) if world is None else as_box(world, name="world")
-    return cell_size_for(len(b), w, typical_box_size(b, w), factor=factor, max_cells=max_cells)
-
-
-def cell_size_for(n: int, w, typical: float, *, factor: float = DEFAULT_CELL_FACTOR,
-                  max_cells: int = DEFAULT_MAX_CELLS, cells_per_box: int = 4) -> float:
-    """:func:`suggest_cell_size` from its parts: ``n`` boxes of ``typical`` size in the checked world ``w``.
-
-    ``factor * typical``, enlarged until the grid has at most
-    ``min(max_cells, max(1024, cells_per_box * n))`` cells; ``ValueError`` for
-    a non-positive ``factor`` or ``typical`` or a bad ``max_cells``. For
-    callers that have validated the boxes and know their typical size already.
-    """
-    factor = check_positive("factor", factor, unit="box sizes")
-    max_cells = check_int("max_cells", max_cells, 1)
-    size = max(min(factor * check_positive("typical", typical, unit="world units"), _BIG), MIN_CELL_SIZE)
-    budget = min(max_cells, max(1024, cells_per_box * n))
-
-    def cells(count):  # ceil(count), at least 1, without overflow
-        return math.ceil(count) if count < 2.0**62 else math.inf
-
-    # ceil() adds up to one row and one column: leave room for them.
-    while size < _BIG and cells(cells_across(w[XMIN], w[XMAX], size)) * cells(cells_across(w[YMIN], w[YMAX], size)) > budget:
-        size = min(max(size * 1.05, _side_over(w, budget)), _BIG)
-    return float(size)
-
-
-# --------------------------------------------------------------------------
 # The structures
 # --------------------------------------------------------------------------
 class FixedGrid(BroadPhase):
@@ -453,9 +280,10 @@ class OversizeList:
     the list when its size crosses the budget.
 
     The class using it implements three steps over its cells:
-    ``_file(slots)`` (boxes already in the table), ``_unfile(slot)`` (the
-    table holds the box it was filed with) and ``_refile(slots, old, new)``
-    (boxes that stay in cells, ``new`` already in the table).
+    ``_insert_in_cells(slots)`` (boxes already in the table),
+    ``_remove_from_cells(slot)`` (the table holds the box it was inserted with)
+    and ``_update_in_cells(slots, old, new)`` (boxes that stay in cells, ``new``
+    already in the table).
     """
 
     def _init_oversize(self, max_box_cells) -> None:
@@ -479,19 +307,19 @@ class OversizeList:
 
     def _build(self, slots):
         if not any_over(self.geom, self.elements.boxes, slots, self.max_box_cells):
-            self._file(slots)
+            self._insert_in_cells(slots)
             return
         big = self._too_big(self.elements.boxes, slots)
         if big.any():
             self._big.update(slots[big].tolist())
             slots = slots[~big]
-        self._file(slots)
+        self._insert_in_cells(slots)
 
     def _remove(self, slot, box):
         if slot in self._big:
             self._big.discard(slot)
         else:
-            self._unfile(slot)
+            self._remove_from_cells(slot)
 
     def _update(self, slot, old, new):
         self._update_many(np.array([slot], dtype=np.int64), old.reshape(1, 4), new.reshape(1, 4))
@@ -499,17 +327,17 @@ class OversizeList:
     def _update_many(self, slots, old, new):
         rows = np.arange(len(slots), dtype=np.int64)
         if not self._big and not any_over(self.geom, new, rows, self.max_box_cells):  # every box stays in cells
-            self._refile(slots, old, new)
+            self._update_in_cells(slots, old, new)
             return
         now = self._too_big(new, rows)
         was = np.fromiter((s in self._big for s in slots.tolist()), dtype=bool, count=len(slots))
         boxes = self.elements.boxes
-        for j in np.flatnonzero(~was & now).tolist():  # into the list: unfile from the cells of its old box
+        for j in np.flatnonzero(~was & now).tolist():  # into the list: removed from the cells of its old box
             s = int(slots[j])
             kept = boxes[s].copy()
             boxes[s] = old[j]
             try:
-                self._unfile(s)
+                self._remove_from_cells(s)
             finally:
                 boxes[s] = kept
             self._big.add(s)
@@ -517,11 +345,11 @@ class OversizeList:
             self._big.discard(int(slots[j]))
         stay = ~was & ~now
         if stay.all():
-            self._refile(slots, old, new)
+            self._update_in_cells(slots, old, new)
         elif stay.any():
-            self._refile(slots[stay], old[stay], new[stay])
+            self._update_in_cells(slots[stay], old[stay], new[stay])
         if (was & ~now).any():
-            self._file(slots[was & ~now])
+            self._insert_in_cells(slots[was & ~now])
 
     def _with_oversize_hits(self, slots, box) -> np.ndarray:
         """``slots`` found in the cells, and the oversize boxes that meet ``box``."""
@@ -552,7 +380,8 @@ class UniformGrid(OversizeList, FixedGrid):
         it are stored in the border cells: still found, only slower.
     cell_size : float, optional
         Side of a cell in world units (> 0). Default: the world's longer side
-        / 64; ``from_boxes`` uses :func:`suggest_cell_size` of the boxes.
+        / 64; ``from_boxes`` uses
+        :func:`~lessons_lib.structures.cell_size.suggest_cell_size` of the boxes.
     max_cells : int
         Refuse (``ValueError``) grids with more cells than this.
     max_box_cells : int
@@ -645,13 +474,13 @@ class UniformGrid(OversizeList, FixedGrid):
         return int(self.occupancy().sum())
 
     # -- the steps over cells (OversizeList routes the boxes too big for them) ----
-    def _file(self, slots):
+    def _insert_in_cells(self, slots):
         self.lists = insert_boxes(self.lists, self.geom, self.elements.boxes, slots)
 
-    def _unfile(self, slot):
+    def _remove_from_cells(self, slot):
         remove_box(self.lists, self.geom, self.elements.boxes, slot)  # the table still holds the box
 
-    def _refile(self, slots, old, new):
+    def _update_in_cells(self, slots, old, new):
         self.lists, _ = update_boxes(self.lists, self.geom, slots, old, new)
 
     def _query(self, box):
