@@ -54,6 +54,7 @@ BOX_ARRAYS: dict[str, set[str]] = {
     "kdtree": {'box'},
     "loose_bounds": {'boxes', 'rects'},
     "loose_quadtree": {'boxes', 'boxes_out', 'rects', "t['bounds']"},
+    "loose_quadtree_changes": {'boxes', 'rects'},
     "loose_tight_cells": {'lrect', 'rect', 'scratch'},
     "loose_tight_grid": {'b', 'copied', 'lrect', 'rects', 'self.lrect', 'self.srect', 'srect'},
     "loose_tight_pairs": {'rects', 'srect'},

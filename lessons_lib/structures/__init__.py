@@ -12,7 +12,8 @@ Importing this package registers every structure in
 :mod:`~lessons_lib.structures.endpoints` (the two sweep-and-prune structures' endpoints: their order, sort and edits).
 A structure whose lesson has many steps keeps some of them in modules of its own,
 each read in one sitting: :mod:`~lessons_lib.structures.quadtree_changes` (the compact
-quadtree's insert, split, remove and update), :mod:`~lessons_lib.structures.loose_tight_cells`
+quadtree's insert, split, remove and update), :mod:`~lessons_lib.structures.loose_quadtree_changes`
+(the loose quadtree's layout, insert and move, split and remove), :mod:`~lessons_lib.structures.loose_tight_cells`
 and :mod:`~lessons_lib.structures.loose_tight_pairs` (the loose/tight grid's cells and pair
 search), :mod:`~lessons_lib.structures.aabb_tree_nodes`,
 :mod:`~lessons_lib.structures.aabb_tree_search` and :mod:`~lessons_lib.structures.aabb_tree_build`

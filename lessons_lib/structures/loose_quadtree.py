@@ -1,4 +1,4 @@
-"""The loose quadtree: one leaf per element, chosen by its centre; every node keeps a growing AABB.
+"""The loose quadtree behind the common interface: :class:`LooseQuadtree`, with its query, pairs and cleanup.
 
 Lesson 06. The compact quadtree of lesson 05 (:mod:`lessons_lib.structures.quadtree`)
 puts a box into *every* leaf it overlaps, so a dragon lying across a hundred
@@ -11,60 +11,15 @@ grows to cover whatever was inserted beneath it, and that may reach into
 neighbouring quadrants. A query descends into every child whose loose bounds
 meet the query box.
 
-Data layout
------------
-=================  ===============  ==================================================
-array              shape, dtype     meaning
-=================  ===============  ==================================================
-``nodes``          (c, 2) int32     ``[FIRST, COUNT]`` as in the compact quadtree
-                                    (:mod:`~lessons_lib.structures.quad_nodes`): a
-                                    **leaf** has ``COUNT >= 0`` and ``FIRST`` = the
-                                    first element *slot* of its list (-1: empty); a
-                                    **branch** has ``COUNT == BRANCH`` and ``FIRST``
-                                    = its first child (TL, TR, BL, BR follow).
-``rects``          (c, 4) float32   loose bounds ``[xmin, ymin, xmax, ymax]`` of
-                                    each node; an empty node has the inverted
-                                    ``[inf, inf, -inf, -inf]``, which meets nothing.
-``enext``          (slots,) int32   next slot in the same leaf's list (-1 ends it):
-                                    an element lies in one leaf, so its slot *is*
-                                    its list node, no element-node array needed.
-``leaf``           (slots,) int32   the leaf holding each slot (-1: not stored), so
-                                    a remove goes straight to its leaf.
-element table      (slots)          ``BroadPhase.elements``: id and float64 box.
-=================  ===============  ==================================================
-
-The kernels take the arrays as one tuple, ``tree = (nodes, node_meta, rects,
-enext, leaf)``, and the cell frame as ``cells = (ox, oy, sx, sy, max_depth)``.
-A node costs 24 bytes (8 for ``[FIRST, COUNT]``, 16 for the float32 bounds),
-an element 8 bytes (``enext`` and ``leaf``) wherever it lies and however large
-it is.
-
-Which leaf: the centre's cell
------------------------------
-The root's rectangle (the ``world``) is cut into ``2**max_depth`` integer cells
-per axis (floor, then clamp), and an element belongs to the leaf containing
-the cell of its centre ``(0.5 xmin + 0.5 xmax, 0.5 ymin + 0.5 ymax)``. Centres
-outside the root clamp to border cells: the element is still stored, and the
-bounds of every node on its path grow to cover it, so it is still found.
-
-float32 bounds that never lose an element
------------------------------------------
-Bounds are float32 (as in the answer set) but the boxes are float64, so a
-bound is rounded **outwards** (:mod:`~lessons_lib.structures.loose_bounds`):
-the float32 box always contains the float64 box, and the exact test on the
-element table decides. Bounds are conservative but never wrong.
+The data layout, the leaf an element's centre picks, the float32 bounds
+rounded outwards and the kernels that change the tree (insert and move in one
+walk, split, remove: sections 1 to 3 of the lesson) are in
+:mod:`~lessons_lib.structures.loose_quadtree_changes`; here are the kernels
+that read the tree (query and pairs, section 4), the cleanup that shrinks the
+bounds (section 3) and the class.
 
 Operations
 ----------
-* insert (and update): walk from the root to the leaf of the centre's cell,
-  growing the bounds of every node on the way; push the slot on the leaf's
-  list (a move inside the same leaf stops there). A leaf over ``capacity``
-  (above ``max_depth``) **splits**, its elements moving to four new children
-  by their centres, unless they all share one centre cell (no split could
-  separate them). At most one child can then be over capacity, so a split
-  cascade is a simple loop.
-* remove: unlink the slot from its leaf. Bounds are *not* shrunk: they stay
-  valid (too large, never too small) until :meth:`LooseQuadtree.cleanup`.
 * query: descend into every child whose bounds meet the query box; test the
   elements of the leaves reached (each element is in one leaf: no marks).
 * pairs: the tree joined with itself (the self-join of R-trees): a node is
@@ -92,146 +47,15 @@ import numpy as np
 
 from ..base import BroadPhase, register
 from ..core.boxes import XMAX, XMIN, YMAX, YMIN, row_overlaps, rows_overlap
-from ..core.freelist import USED, fl_erase_block, fl_grow, fl_take
+from ..core.freelist import USED, fl_erase_block, fl_grow
 from ..core.jit import njit
 from .loose_bounds import EMPTY_RECT, f32_down, f32_up, grow_rect, set_empty
-from .quad_nodes import (BR, BRANCH, COUNT, FIRST, ROW_COUNT, ROW_DEPTH, ROW_NODE, TL, TR, QuadNodes, cell_frame,
-                         cell_rects, centre_cell, check_capacity_and_depth, morton_order, node_rows, quadrant)
-from .slot_lists import grown_slots, scan_slot_list, unlink_slot
+from .loose_quadtree_changes import place, push, remove
+from .quad_nodes import (BRANCH, COUNT, FIRST, ROW_COUNT, ROW_DEPTH, ROW_NODE, QuadNodes, cell_frame, cell_rects,
+                         centre_cell, check_capacity_and_depth, morton_order, node_rows)
+from .slot_lists import grown_slots, scan_slot_list
 
-__all__ = [
-    "LooseQuadtree", "place", "push", "split", "split_separates", "unlink", "remove", "query",
-    "pairs", "gather", "area", "cleanup", "merge",
-]
-
-
-# ==========================================================================
-# Insert and move (one walk), with splits
-# ==========================================================================
-@njit
-def place(tree, cells, capacity, boxes, slots, start):
-    """Insert or move ``slots[start:]`` (their boxes already in ``boxes``); return where it stopped.
-
-    For each slot: walk from the root to the leaf of its centre's cell,
-    growing every bound on the way; a slot already in that leaf stays (a
-    move inside its leaf costs one walk), unless the leaf is over capacity
-    (its centre cell then decides whether the leaf may split); otherwise it
-    is unlinked from its old leaf and pushed on the new one, which may split.
-    Stops before slot ``k`` when ``nodes`` may lack room for a split cascade
-    and returns ``k``: the caller grows the node arrays and calls again.
-    """
-    nodes, nmeta, rects, enext, leaf = tree
-    max_depth = cells[4]
-    room = 4 * max_depth + 4
-    for k in range(start, slots.shape[0]):
-        if nmeta[USED] + room > nodes.shape[0]:
-            return k
-        s = slots[k]
-        cx, cy = centre_cell(cells, boxes, s)
-        node, depth, lx, ly = 0, 0, 0, 0
-        grow_rect(rects, 0, boxes, s)
-        while nodes[node, COUNT] == BRANCH:
-            j, lx, ly = quadrant(cx, cy, lx, ly, (1 << (max_depth - depth)) >> 1)
-            node = nodes[node, FIRST] + j
-            depth += 1
-            grow_rect(rects, node, boxes, s)
-        if leaf[s] == node and (nodes[node, COUNT] <= capacity or depth == max_depth):
-            continue
-        if leaf[s] != -1:
-            unlink(tree, s)
-        push(tree, node, s)
-        if nodes[node, COUNT] > capacity and depth < max_depth:
-            split(tree, cells, capacity, boxes, node, depth, lx, ly)
-    return slots.shape[0]
-
-
-@njit(inline="always")
-def push(tree, node, s):
-    """Push slot ``s`` on leaf ``node``'s list."""
-    nodes, _, _, enext, leaf = tree
-    enext[s] = nodes[node, FIRST]
-    nodes[node, FIRST] = s
-    nodes[node, COUNT] += 1
-    leaf[s] = node
-
-
-@njit
-def split(tree, cells, capacity, boxes, node, depth, lx, ly):
-    """Split the over-full leaf ``node``, then, while needed, the one child still over-full.
-
-    A leaf whose elements all share one centre cell is left alone: every
-    split would hand all of them to the same child. Beyond ``capacity + 1``
-    elements the older ones already share one cell (the leaf did not split
-    for them), so the newest (the head) and one other decide. The caller
-    guarantees room for ``4 * (max_depth - depth)`` more nodes.
-    """
-    nodes, nmeta, rects, enext, leaf = tree
-    max_depth = cells[4]
-    quick = nodes[node, COUNT] > capacity + 1
-    while depth < max_depth and split_separates(nodes, enext, cells, boxes, node, quick):
-        first = fl_take(nodes, nmeta, 4)
-        for j in range(4):
-            nodes[first + j, FIRST] = -1
-            nodes[first + j, COUNT] = 0
-            set_empty(rects, first + j)
-        half = (1 << (max_depth - depth)) >> 1
-        it = nodes[node, FIRST]
-        while it != -1:
-            nxt = enext[it]
-            cx, cy = centre_cell(cells, boxes, it)
-            j, _, _ = quadrant(cx, cy, lx, ly, half)
-            push(tree, first + j, it)
-            grow_rect(rects, first + j, boxes, it)
-            it = nxt
-        nodes[node, FIRST] = first
-        nodes[node, COUNT] = BRANCH
-        depth += 1
-        over = -1
-        for j in range(4):
-            if nodes[first + j, COUNT] > capacity:
-                over = j
-        if over == -1:
-            return
-        node = first + over
-        lx = lx + half if (over == TR or over == BR) else lx
-        ly = ly + half if (over == TL or over == TR) else ly
-        quick = False
-
-
-@njit
-def split_separates(nodes, enext, cells, boxes, node, quick):
-    """Do the elements of leaf ``node`` have more than one centre cell? (``quick``: compare the first two.)"""
-    it = nodes[node, FIRST]
-    a = centre_cell(cells, boxes, it)
-    it = enext[it]
-    while it != -1:
-        if centre_cell(cells, boxes, it) != a:
-            return True
-        if quick:
-            return False
-        it = enext[it]
-    return False
-
-
-@njit
-def unlink(tree, s):
-    """Take slot ``s`` out of its leaf's list; returns 1 if found."""
-    nodes, _, _, enext, leaf = tree
-    node = leaf[s]
-    found = unlink_slot(nodes[:, FIRST], node, enext, s)
-    nodes[node, COUNT] -= found
-    if found:
-        leaf[s] = -1
-    return found
-
-
-@njit
-def remove(tree, slots):
-    """Unlink each of ``slots`` from its leaf (bounds are left as they are); returns the number found."""
-    found = 0
-    for k in range(slots.shape[0]):
-        found += unlink(tree, slots[k])
-    return found
+__all__ = ["LooseQuadtree", "query", "pairs", "gather", "area", "cleanup", "merge"]
 
 
 # ==========================================================================
@@ -430,7 +254,7 @@ class LooseQuadtree(QuadNodes, BroadPhase):
     Attributes
     ----------
     nodes, rects, enext, leaf : numpy.ndarray
-        The flat arrays described in the module docstring.
+        The flat arrays described in :mod:`~lessons_lib.structures.loose_quadtree_changes`.
     last_query_nodes, last_query_tests : int
         Nodes visited and elements tested by the last ``query()``.
     last_pair_tests : int
