@@ -12,6 +12,10 @@ Detection rule (read from the source with ``ast``, nothing imported). In every m
 * its value is a name known to hold one box in that module (:data:`ONE_BOX`) and its index is
   an integer literal 0..3 (``q[0]``).
 
+Slices and axis offsets count as numbers too: ``b[:, :2]`` (write ``b[:, MIN_CORNER]``),
+``b[i, axis + 2]`` (write ``b[i, XMAX + axis]``, since ``XMIN + axis`` and ``XMAX + axis`` are the
+low and high side along ``axis`` 0 = x or 1 = y).
+
 The expressions are listed per module because the same letter holds boxes in one module and
 pairs, centres or cells in another (``out[k, 0]`` is a pair's first slot, ``centres[s, 0]`` an x).
 Columns of other arrays (pairs, centres, work lists) are not box columns and are not checked
@@ -125,15 +129,38 @@ def numbered_box_columns(module: str, src: str) -> list[str]:
             index = node.slice
         else:
             continue
-        if isinstance(index, ast.Constant) and type(index.value) is int and 0 <= index.value <= 3:
+        if numbered(index):
             bad.append(f"{module}.py:{node.lineno}: {ast.unparse(node)}")
     return bad
+
+
+def _int(node) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is int
+
+
+def numbered(index: ast.expr) -> bool:
+    """Whether a box column index is written with numbers: ``2``, a slice ``:2`` / ``2:``, or ``axis + 2``."""
+    if _int(index):
+        return 0 <= index.value <= 3
+    if isinstance(index, ast.Slice):
+        return _int(index.lower) or _int(index.upper)
+    if isinstance(index, ast.BinOp) and isinstance(index.op, (ast.Add, ast.Sub)):
+        return _int(index.left) or _int(index.right)
+    return False
 
 
 @pytest.mark.parametrize("module", [m for m in MODULES if m not in NOT_YET_DONE])
 def test_box_columns_are_named(module):
     bad = numbered_box_columns(module, (ROOT / f"{module}.py").read_text())
     assert not bad, "read a box side by name (XMIN, YMIN, XMAX, YMAX from lessons_lib.core.boxes):\n" + "\n".join(bad)
+
+
+def test_box_rule_catches_numbers_in_every_form():
+    src = ("def f(boxes, q, ax, i):\n"
+           "    return (boxes[i, 2], boxes[:, :2], boxes[:, 2:], boxes[i, ax + 2], q[1],\n"
+           "            boxes[i, XMAX], boxes[:, XMIN:YMIN + 1], boxes[i, XMIN + ax], boxes[i], q[XMIN])\n")
+    found = [b.split(": ")[1] for b in numbered_box_columns("fake", src)]
+    assert found == ["boxes[i, 2]", "boxes[:, :2]", "boxes[:, 2:]", "boxes[i, ax + 2]"]
 
 
 def test_not_yet_done_still_needs_work():
@@ -237,4 +264,4 @@ def test_names_are_the_columns():
     from lessons_lib.structures import grid_cells
 
     assert (XMIN, YMIN, XMAX, YMAX) == (0, 1, 2, 3)
-    assert (grid_cells.XMIN, grid_cells.YMIN, grid_cells.XMAX, grid_cells.YMAX) == (XMIN, YMIN, XMAX, YMAX)
+    assert not {"XMIN", "YMIN", "XMAX", "YMAX"} & set(grid_cells.__all__), "one set of box-column names: core.boxes"

@@ -17,7 +17,7 @@ from bp_strategies import any_box, box_arrays
 from lessons_lib import SCENES, RStarTree, RTree, brute_force_pairs, make_scene
 from lessons_lib.structures.rstar_tree import rstar_split
 from lessons_lib.structures.rtree import enlargement
-from lessons_lib.structures.rtree_split import pick_seeds_quadratic, split_entries
+from lessons_lib.structures.rtree_split import pick_seeds, split_entries
 from lessons_lib.labs.rtrees import split_stepper
 from lessons_lib.structures.rtree_quality import overlap_area_sum, quality_table
 from tree_helpers import random_sequence
@@ -165,10 +165,10 @@ def test_enlargement():
     assert enlargement([0, 0, 0, 0], [0, 0, 3, 1]) == 3.0
 
 
-def test_pick_seeds_quadratic_takes_the_most_wasteful_pair():
+def test_pick_seeds_takes_the_most_wasteful_pair():
     b = np.array([[0, 0, 1, 1], [0.5, 0.5, 1.5, 1.5], [10, 10, 11, 11], [1, 0, 2, 1]])
-    assert pick_seeds_quadratic(b) == (0, 2) or pick_seeds_quadratic(b) == (1, 2)
-    assert pick_seeds_quadratic(np.array([[0, 0, 1, 1], [5, 5, 6, 6.0]])) == (0, 1)
+    assert pick_seeds(b) == (0, 2) or pick_seeds(b) == (1, 2)
+    assert pick_seeds(np.array([[0, 0, 1, 1], [5, 5, 6, 6.0]])) == (0, 1)
 
 
 @pytest.mark.parametrize("method", ["exhaustive", "quadratic", "linear"])

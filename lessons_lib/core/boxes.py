@@ -13,16 +13,20 @@ branches, which a processor predicts better on random data.
 A box's sides are read by name, ``boxes[i, XMIN]`` .. ``boxes[i, YMAX]``:
 :data:`XMIN`, :data:`YMIN`, :data:`XMAX`, :data:`YMAX` are the column numbers
 0..3 of a box row, module-level integers that numba compiles to the same code
-as the literals.
+as the literals; its two corners are :data:`MIN_CORNER` and :data:`MAX_CORNER`.
 """
 from __future__ import annotations
 
 from .jit import njit
 
-__all__ = ["XMIN", "YMIN", "XMAX", "YMAX", "overlaps", "row_overlaps", "rows_overlap"]
+__all__ = ["XMIN", "YMIN", "XMAX", "YMAX", "MIN_CORNER", "MAX_CORNER", "overlaps", "row_overlaps", "rows_overlap"]
 
 #: Columns of a box row ``[xmin, ymin, xmax, ymax]`` (the sides of a closed box).
 XMIN, YMIN, XMAX, YMAX = 0, 1, 2, 3
+#: The lower-left corner ``(xmin, ymin)`` and the upper-right corner ``(xmax, ymax)`` of a box row, as
+#: slices: ``boxes[:, MIN_CORNER]`` is ``(n, 2)``. Along axis ``a`` (0 = x, 1 = y) the low side is
+#: column ``XMIN + a`` and the high side ``XMAX + a``.
+MIN_CORNER, MAX_CORNER = slice(XMIN, YMIN + 1), slice(XMAX, YMAX + 1)
 
 
 @njit(inline="always")

@@ -4,10 +4,10 @@ Importing this package registers every structure in
 :data:`lessons_lib.base.STRUCTURES`. Shared-kernel modules (not registered):
 :mod:`~lessons_lib.structures.grid_cells` (what the grids share),
 :mod:`~lessons_lib.structures.cell_size` (a grid's cell size: the default, the checks, lesson 02's suggestion),
-:mod:`~lessons_lib.structures.rtree_nodes` (node arrays of the R-trees and the k-d tree),
+:mod:`~lessons_lib.structures.rtree_nodes` (node arrays of the R-trees and the k-d tree, and the areas they compare),
 :mod:`~lessons_lib.structures.rtree_search` (their query, pairs and nearest neighbours),
 :mod:`~lessons_lib.structures.rtree_quality` (their quality per level and invariants),
-:mod:`~lessons_lib.structures.rtree_split` (the R-tree's SplitNode heuristics, and the areas the R-trees compare),
+:mod:`~lessons_lib.structures.rtree_split` (the R-tree's SplitNode heuristics),
 :mod:`~lessons_lib.structures.curves` (Hilbert and Morton orders),
 :mod:`~lessons_lib.structures.endpoints` (the two sweep-and-prune structures' endpoints: their order, sort and edits).
 A structure whose lesson has many steps keeps some of them in modules of its own,

@@ -29,14 +29,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.boxes import XMAX, XMIN, YMAX, YMIN
 from ..core.buffers import grow
 from ..core.jit import njit
 from .aabb_tree_nodes import (BOX, ELEMENT, HEIGHT, META, NULL, ROOT, USED, alloc_node, free_node, node_cost,
                               perimeter_cost, refit, set_fat_box)
-from .grid_cells import XMAX, XMIN, YMAX, YMIN
 
 __all__ = ["BINS", "BIN_COUNT", "BIN_XMIN", "BIN_YMIN", "BIN_XMAX", "BIN_YMAX", "MIN_SPREAD",
-           "split_range", "build_over_leaves", "make_leaves", "all_leaves", "internal_cost"]
+           "make_leaves", "all_leaves", "build_over_leaves", "split_range", "internal_cost"]
 
 #: Bins per axis of the top-down surface-area build.
 BINS = 16
@@ -46,6 +46,108 @@ BIN_COUNT, BIN_XMIN, BIN_YMIN, BIN_XMAX, BIN_YMAX = 0, 1, 2, 3, 4
 #: Centres whose half spread is below this are cut in the middle of their run, not binned
 #: (so that ``BINS / spread`` stays finite).
 MIN_SPREAD = 1e-300
+
+
+@njit
+def make_leaves(nd, leaf_of, eb, slots, margin):
+    """A leaf per slot (fat box: exact +- ``margin``), not yet in a tree; returns them (int32)."""
+    box = nd[BOX]
+    leaves = np.empty(slots.shape[0], np.int32)
+    for i in range(slots.shape[0]):
+        s = slots[i]
+        v = alloc_node(nd)
+        nd[ELEMENT][v] = s
+        leaf_of[s] = v
+        set_fat_box(box, v, eb, s, 0.0, 0.0, margin)
+        leaves[i] = v
+    return leaves
+
+
+@njit
+def all_leaves(nd):
+    """Every leaf node in use, in node order (int32)."""
+    height, meta = nd[HEIGHT], nd[META]
+    n = 0
+    for v in range(meta[USED]):
+        n += height[v] == 0
+    out = np.empty(n, np.int32)
+    n = 0
+    for v in range(meta[USED]):
+        if height[v] == 0:
+            out[n] = v
+            n += 1
+    return out
+
+
+@njit
+def build_over_leaves(nd, leaves, sah):
+    """Build the internal nodes of a tree over ``leaves`` (int32 leaf nodes, fat boxes set), top down.
+
+    Every internal node of the current tree is freed first (the leaves stay
+    where they are, with their fat boxes). The leaves' boxes and centres are
+    copied into contiguous arrays, and each run of them is cut in two by
+    :func:`split_range` (binned surface area cuts with ``sah``, else the
+    middle of the centres) until single leaves remain; boxes and heights are
+    then set bottom-up. O(n log n): per level, one pass over the rows (two
+    with ``sah``). Needs ``len(leaves) - 1`` free nodes (those just freed).
+    """
+    box, parent, child1, child2, height, element, meta = nd
+    for v in range(meta[USED]):
+        if height[v] > 0:
+            free_node(nd, v)
+    n = leaves.shape[0]
+    meta[ROOT] = NULL
+    if n == 0:
+        return
+    ids = leaves.copy()
+    lb = np.empty((n, 4), np.float64)
+    lc = np.empty((n, 2), np.float64)
+    cb = np.empty((64, 4), np.float64)  # per task: the bounds of its centres
+    cb[0, XMIN], cb[0, YMIN], cb[0, XMAX], cb[0, YMAX] = np.inf, np.inf, -np.inf, -np.inf
+    for i in range(n):
+        v = ids[i]
+        for t in range(4):
+            lb[i, t] = box[v, t]
+        lc[i, 0] = 0.5 * box[v, XMIN] + 0.5 * box[v, XMAX]  # halves: no overflow
+        lc[i, 1] = 0.5 * box[v, YMIN] + 0.5 * box[v, YMAX]
+        cb[0, XMIN], cb[0, YMIN] = min(cb[0, XMIN], lc[i, 0]), min(cb[0, YMIN], lc[i, 1])
+        cb[0, XMAX], cb[0, YMAX] = max(cb[0, XMAX], lc[i, 0]), max(cb[0, YMAX], lc[i, 1])
+    bins = np.empty((BINS, 5), np.float64)  # BIN_COUNT, then the bounds BIN_XMIN .. BIN_YMAX
+    child_cb = np.empty((2, 4), np.float64)
+    tasks = np.empty((64, 4), np.int64)  # lo, hi, parent node, which child (1 or 2)
+    order = np.empty(max(n - 1, 1), np.int32)  # internal nodes in the order made: parents before children
+    made = 0
+    tasks[0, 0], tasks[0, 1], tasks[0, 2], tasks[0, 3] = 0, n, NULL, 0
+    top = 1
+    while top > 0:
+        top -= 1
+        lo, hi, p, side = tasks[top, 0], tasks[top, 1], tasks[top, 2], tasks[top, 3]
+        if hi - lo == 1:
+            v = ids[lo]
+        else:
+            v = alloc_node(nd)
+            height[v] = 1
+            order[made] = v
+            made += 1
+            mid = split_range(lb, lc, ids, lo, hi, cb[top], sah, bins, child_cb)
+            if top + 2 > tasks.shape[0]:
+                tasks = grow(tasks, top)
+                cb = grow(cb, top)
+            tasks[top, 0], tasks[top, 1], tasks[top, 2], tasks[top, 3] = lo, mid, v, 1
+            tasks[top + 1, 0], tasks[top + 1, 1], tasks[top + 1, 2], tasks[top + 1, 3] = mid, hi, v, 2
+            for t in range(4):
+                cb[top, t] = child_cb[0, t]
+                cb[top + 1, t] = child_cb[1, t]
+            top += 2
+        parent[v] = p
+        if p == NULL:
+            meta[ROOT] = v
+        elif side == 1:
+            child1[p] = v
+        else:
+            child2[p] = v
+    for t in range(made - 1, -1, -1):
+        refit(nd, order[t])
 
 
 @njit
@@ -137,108 +239,6 @@ def split_range(lb, lc, ids, lo, hi, cb, sah, bins, child_cb):
     child_cb[0, XMIN], child_cb[0, YMIN], child_cb[0, XMAX], child_cb[0, YMAX] = lx0, ly0, lx1, ly1
     child_cb[1, XMIN], child_cb[1, YMIN], child_cb[1, XMAX], child_cb[1, YMAX] = rx0, ry0, rx1, ry1
     return i
-
-
-@njit
-def build_over_leaves(nd, leaves, sah):
-    """Build the internal nodes of a tree over ``leaves`` (int32 leaf nodes, fat boxes set), top down.
-
-    Every internal node of the current tree is freed first (the leaves stay
-    where they are, with their fat boxes). The leaves' boxes and centres are
-    copied into contiguous arrays, and each run of them is cut in two by
-    :func:`split_range` (binned surface area cuts with ``sah``, else the
-    middle of the centres) until single leaves remain; boxes and heights are
-    then set bottom-up. O(n log n): per level, one pass over the rows (two
-    with ``sah``). Needs ``len(leaves) - 1`` free nodes (those just freed).
-    """
-    box, parent, child1, child2, height, element, meta = nd
-    for v in range(meta[USED]):
-        if height[v] > 0:
-            free_node(nd, v)
-    n = leaves.shape[0]
-    meta[ROOT] = NULL
-    if n == 0:
-        return
-    ids = leaves.copy()
-    lb = np.empty((n, 4), np.float64)
-    lc = np.empty((n, 2), np.float64)
-    cb = np.empty((64, 4), np.float64)  # per task: the bounds of its centres
-    cb[0, XMIN], cb[0, YMIN], cb[0, XMAX], cb[0, YMAX] = np.inf, np.inf, -np.inf, -np.inf
-    for i in range(n):
-        v = ids[i]
-        for t in range(4):
-            lb[i, t] = box[v, t]
-        lc[i, 0] = 0.5 * box[v, XMIN] + 0.5 * box[v, XMAX]  # halves: no overflow
-        lc[i, 1] = 0.5 * box[v, YMIN] + 0.5 * box[v, YMAX]
-        cb[0, XMIN], cb[0, YMIN] = min(cb[0, XMIN], lc[i, 0]), min(cb[0, YMIN], lc[i, 1])
-        cb[0, XMAX], cb[0, YMAX] = max(cb[0, XMAX], lc[i, 0]), max(cb[0, YMAX], lc[i, 1])
-    bins = np.empty((BINS, 5), np.float64)  # BIN_COUNT, then the bounds BIN_XMIN .. BIN_YMAX
-    child_cb = np.empty((2, 4), np.float64)
-    tasks = np.empty((64, 4), np.int64)  # lo, hi, parent node, which child (1 or 2)
-    order = np.empty(max(n - 1, 1), np.int32)  # internal nodes in the order made: parents before children
-    made = 0
-    tasks[0, 0], tasks[0, 1], tasks[0, 2], tasks[0, 3] = 0, n, NULL, 0
-    top = 1
-    while top > 0:
-        top -= 1
-        lo, hi, p, side = tasks[top, 0], tasks[top, 1], tasks[top, 2], tasks[top, 3]
-        if hi - lo == 1:
-            v = ids[lo]
-        else:
-            v = alloc_node(nd)
-            height[v] = 1
-            order[made] = v
-            made += 1
-            mid = split_range(lb, lc, ids, lo, hi, cb[top], sah, bins, child_cb)
-            if top + 2 > tasks.shape[0]:
-                tasks = grow(tasks, top)
-                cb = grow(cb, top)
-            tasks[top, 0], tasks[top, 1], tasks[top, 2], tasks[top, 3] = lo, mid, v, 1
-            tasks[top + 1, 0], tasks[top + 1, 1], tasks[top + 1, 2], tasks[top + 1, 3] = mid, hi, v, 2
-            for t in range(4):
-                cb[top, t] = child_cb[0, t]
-                cb[top + 1, t] = child_cb[1, t]
-            top += 2
-        parent[v] = p
-        if p == NULL:
-            meta[ROOT] = v
-        elif side == 1:
-            child1[p] = v
-        else:
-            child2[p] = v
-    for t in range(made - 1, -1, -1):
-        refit(nd, order[t])
-
-
-@njit
-def make_leaves(nd, leaf_of, eb, slots, margin):
-    """A leaf per slot (fat box: exact +- ``margin``), not yet in a tree; returns them (int32)."""
-    box = nd[BOX]
-    leaves = np.empty(slots.shape[0], np.int32)
-    for i in range(slots.shape[0]):
-        s = slots[i]
-        v = alloc_node(nd)
-        nd[ELEMENT][v] = s
-        leaf_of[s] = v
-        set_fat_box(box, v, eb, s, 0.0, 0.0, margin)
-        leaves[i] = v
-    return leaves
-
-
-@njit
-def all_leaves(nd):
-    """Every leaf node in use, in node order (int32)."""
-    height, meta = nd[HEIGHT], nd[META]
-    n = 0
-    for v in range(meta[USED]):
-        n += height[v] == 0
-    out = np.empty(n, np.int32)
-    n = 0
-    for v in range(meta[USED]):
-        if height[v] == 0:
-            out[n] = v
-            n += 1
-    return out
 
 
 @njit

@@ -7,30 +7,37 @@ at a time; its query, pairs and move buffer are in
 :mod:`~lessons_lib.structures.aabb_tree_search`, its bulk load and rebuild in
 :mod:`~lessons_lib.structures.aabb_tree_build`.
 
-The steps, in the lesson's order
---------------------------------
-1. **data layout** (section 2): one node table over flat arrays (:class:`TreeNodes`)
-   with a free list of nodes threaded through it (:func:`alloc_node`, :func:`free_node`);
-2. **insert** (section 3): :func:`find_best_sibling` (the sibling of least surface-area
-   cost, found by branch and bound), :func:`insert_leaf` (a new parent above it), then
-   walking back to the root: :func:`refit` each ancestor and rotate it;
-3. **rotations** (section 4): :func:`rotate` an ancestor when swapping one of its
-   children with a grandchild lowers the cost;
-4. **remove**: :func:`remove_leaf`: the sibling takes its parent's place;
-5. **fat AABBs** (section 5): a leaf stores its element's box enlarged by ``margin``
-   and, optionally, stretched along the element's last move (the predicted
-   displacement times ``displacement_multiplier``), so that most small moves
-   change nothing in the tree (:func:`set_fat_box`; :func:`must_reinsert` says
-   when a leaf must move).
+The steps, by the lesson's sections
+-----------------------------------
+* **data layout** (section 2, "The layout: one node table and a free list"):
+  one node table over flat arrays (:class:`TreeNodes`) with a free list of
+  nodes threaded through it (:func:`alloc_node`, :func:`free_node`);
+* **insert** (section 3, "Insertion: the cheapest sibling, a new parent,
+  refit"): :func:`find_best_sibling` (the sibling of least surface-area cost,
+  found by branch and bound), :func:`insert_leaf` (a new parent above it),
+  then walking back to the root: :func:`refit` each ancestor and rotate it;
+* **rotations** (section 4, "Rotations: repairing the tree on the way up"):
+  :func:`rotate` an ancestor when swapping one of its children with a
+  grandchild lowers the cost;
+* **remove** (section 2: removing an element frees its leaf and its parent):
+  :func:`remove_leaf`: the sibling takes its parent's place;
+* **fat AABBs** (section 5, "Fat boxes and the margin"): a leaf stores its
+  element's box enlarged by ``margin`` and, optionally, stretched along the
+  element's last move (the predicted displacement times
+  ``displacement_multiplier``: the appendix "stretching the fat box along the
+  move"), so that most small moves change nothing in the tree
+  (:func:`set_fat_box`; :func:`must_reinsert` says when a leaf must move).
 
 Surface-area cost
 -----------------
 The cost of a tree is the sum of the "surface areas" of its internal nodes:
 the expected number of nodes a random query visits is proportional to it
-([MacDonald1990]). In 2D the surface area of a box is its **perimeter**. All
-decisions below compare :func:`perimeter_cost`, an eighth of the perimeter
-(``(w + h) / 4``), computed in quarters so that it is finite for any finite box:
-scaling every cost by 1/8 changes no comparison.
+([MacDonald1990]). In 2D the surface area of a box is its **perimeter**
+``p = 2 (w + h)``, the lesson's ``p``. All decisions below compare
+:func:`perimeter_cost`, an eighth of it (``(w + h) / 4``), computed in quarters
+so that it is finite for any finite box: scaling every cost by 1/8 changes no
+comparison. :meth:`~lessons_lib.structures.dynamic_aabb_tree.DynamicAABBTree.cost`
+multiplies the sum by 8 to report the lesson's cost in world units.
 
 References
 ----------
@@ -46,8 +53,8 @@ import sys
 
 import numpy as np
 
+from ..core.boxes import XMAX, XMIN, YMAX, YMIN
 from ..core.jit import njit
-from .grid_cells import XMAX, XMIN, YMAX, YMIN
 
 __all__ = [
     "TreeNodes", "NULL", "FREE", "BOX", "PARENT", "CHILD1", "CHILD2", "HEIGHT", "ELEMENT", "META",
@@ -59,7 +66,7 @@ __all__ = [
 ]
 
 # ==========================================================================
-# 1. Data layout: the node table (lesson 11, section 2)
+# Section 2. The layout: one node table and a free list
 # ==========================================================================
 #: "No node": a missing child, parent or element, the end of the free list.
 NULL = -1
@@ -220,14 +227,18 @@ def free_node(nd, v):
 
 
 # ==========================================================================
-# 2. Insert (section 3): the surface-area cost, finite at any scale
+# Section 3, insertion: the surface-area cost (finite at any scale), and refit
 # ==========================================================================
 @njit(inline="always")
 def perimeter_cost(x0, y0, x1, y1):
     """An eighth of the perimeter of ``[x0, y0, x1, y1]``: ``(w + h) / 4``, finite for any finite box.
 
     Quarters of the coordinates first (exact: a power of two), so no term can overflow; the
-    "surface area" of the 2D surface area heuristic ([MacDonald1990]).
+    "surface area" of the 2D surface area heuristic ([MacDonald1990]). Lesson 11's ``p`` is the
+    whole perimeter ``2 (w + h)``, 8 times this: every cost the tree compares is scaled by the
+    same 1/8, so no decision changes, and
+    :meth:`~lessons_lib.structures.dynamic_aabb_tree.DynamicAABBTree.cost` multiplies by 8 to
+    give the lesson's figure.
     """
     return (0.25 * x1 - 0.25 * x0) + (0.25 * y1 - 0.25 * y0)
 
@@ -272,7 +283,7 @@ def refit(nd, v):
 
 
 # --------------------------------------------------------------------------
-# The cheapest sibling, a new parent, refit on the way up
+# Section 3. Insertion: the cheapest sibling, a new parent, refit
 # --------------------------------------------------------------------------
 @njit(inline="always")
 def find_best_sibling(nd, x0, y0, x1, y1, stack, costs, stats):
@@ -284,7 +295,11 @@ def find_best_sibling(nd, x0, y0, x1, y1, stack, costs, stats):
 
         ``cost(X) = p(X u L) + sum over ancestors A of X of (p(A u L) - p(A))``
 
-    (``p`` is :func:`perimeter_cost`). Branch and bound ([Bittner2012],
+    (lesson 11, section 3, and its Exercise 1, ``best_sibling``). Here ``p``
+    is :func:`perimeter_cost`, an eighth of the lesson's perimeter ``p``: every
+    term of ``cost(X)`` and of the bound below is 1/8 of the lesson's, so the
+    comparisons, and the sibling chosen, are the same (the lesson's cost is 8
+    times the one computed here). Branch and bound ([Bittner2012],
     [Catto2019]): a depth-first search from the root that carries the
     ancestors' sum (the *inherited* cost); a node below X costs at least the
     inherited cost plus its own enlargement plus ``p(L)``, so a subtree whose
@@ -434,7 +449,7 @@ def insert_slot(nd, leaf_of, eb, s, margin, stats, rotations):
 
 
 # ==========================================================================
-# 3. Rotations: repairing the tree on the way up (section 4)
+# Section 4. Rotations: repairing the tree on the way up
 # ==========================================================================
 @njit(inline="always")
 def rotate(nd, a):
@@ -495,7 +510,7 @@ def swap_down(nd, a, outer, inner, deep):
 
 
 # ==========================================================================
-# 4. Remove
+# Remove: the sibling takes the parent's place (told in section 2; kept after the insert it undoes)
 # ==========================================================================
 @njit(inline="always")
 def remove_leaf(nd, leaf):
@@ -536,7 +551,7 @@ def remove_slot(nd, leaf_of, s):
 
 
 # ==========================================================================
-# 5. Fat AABBs (section 5)
+# Section 5. Fat boxes and the margin
 # ==========================================================================
 @njit(inline="always")
 def clamp(v):

@@ -6,16 +6,19 @@ tree without changing its shape (its node table and the steps that change it are
 in :mod:`~lessons_lib.structures.aabb_tree_nodes`, its bulk load in
 :mod:`~lessons_lib.structures.aabb_tree_build`).
 
-The steps
----------
-1. **query**: :func:`query_tree`: descend where node boxes meet the query,
-   test the exact boxes of the elements at the leaves;
-2. **pairs**: :func:`tree_pairs`: query the tree with each element's exact
-   box, only in the subtrees to the right of its path, so each pair is found
-   once (:func:`query_subtrees`, the one descent of both pair searches);
-3. the **move buffer** (:func:`mark_moved`, :func:`incremental_pairs`,
-   :func:`empty_move_buffer`): when few elements changed since the last
-   ``pairs()``, only they query the tree and the other pairs are kept.
+The steps, by the lesson's sections
+-----------------------------------
+* **query** (section 1, "A tree of boxes, any size, anywhere"):
+  :func:`query_tree`: descend where node boxes meet the query, test the exact
+  boxes of the elements at the leaves;
+* **pairs** (section 1: a pair search queries the tree with each element's
+  box): :func:`tree_pairs`: query the tree with each element's exact box, only
+  in the subtrees to the right of its path, so each pair is found once
+  (:func:`query_subtrees`, the one descent of both pair searches);
+* the **move buffer** (section 5, "Fat boxes and the margin"):
+  :func:`mark_moved`, :func:`incremental_pairs`, :func:`empty_move_buffer`:
+  when few elements changed since the last ``pairs()``, only they query the
+  tree and the other pairs are kept.
 
 Why the answers are exact
 -------------------------
@@ -35,17 +38,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.boxes import row_overlaps
+from ..core.boxes import XMAX, XMIN, YMAX, YMIN, row_overlaps
 from ..core.buffers import grow
 from ..core.jit import njit
 from .aabb_tree_nodes import LIVE, NULL, ROOT, USED
-from .grid_cells import XMAX, XMIN, YMAX, YMIN
 
 __all__ = ["query_tree", "tree_pairs", "query_subtrees", "mark_moved", "mark_slots", "incremental_pairs",
            "empty_move_buffer"]
 
 # ==========================================================================
-# 1. Query
+# Section 1: the query
 # ==========================================================================
 @njit
 def query_tree(nd, eb, q0, q1, q2, q3):
@@ -90,7 +92,7 @@ def query_tree(nd, eb, q0, q1, q2, q3):
 
 
 # ==========================================================================
-# 2. Pairs: each element's exact box against the subtrees to its right
+# Section 1: the pairs, each element's exact box against the subtrees to its right
 # ==========================================================================
 @njit
 def tree_pairs(nd, eb):
@@ -172,7 +174,7 @@ def query_subtrees(nd, eb, stack, top, s, x0, y0, x1, y1, out, k, moved, from_mo
     return out, k
 
 # --------------------------------------------------------------------------
-# 3. The move buffer: pairs again only for what moved
+# Section 5: the move buffer, pairs again only for what moved
 # --------------------------------------------------------------------------
 @njit(inline="always")
 def mark_moved(moved, move_list, move_count, s):

@@ -1,18 +1,19 @@
-"""Choosing a grid's cell size: the one default and the checks every grid uses, and lesson 02's suggestion.
+"""Choosing a grid's cell size: lesson 02's suggestion, then the one default and the checks every grid uses.
 
-Lesson 02, "choosing the cell size". Every grid over a world (the uniform grid,
-the hierarchical grid, the counting-sort grid, the point grid and the
-loose/tight grid through :class:`~lessons_lib.structures.uniform_grid.FixedGrid`,
-and the spatial hash) takes its cell size from here:
+Lesson 02, section 5, "The cell size trade-off, measured": the lesson's
+:func:`typical_box_size` (the median of the boxes' larger sides) and
+:func:`suggest_cell_size` (twice it, the default of ``from_boxes``), and the
+same from its parts for grids that have validated the boxes already
+(:func:`cell_size_for`). Every grid over a world (the uniform grid, the
+hierarchical grid, the counting-sort grid, the point grid and the loose/tight
+grid through :class:`~lessons_lib.structures.uniform_grid.FixedGrid`, and the
+spatial hash) also takes from here:
 
-* **the default** when no cell size is given (:func:`default_cell_size`: the
-  world's longer side / :data:`DEFAULT_CELLS_ACROSS`);
+* **the default** when no cell size is given and no boxes are known
+  (:func:`default_cell_size`: the world's longer side / :data:`DEFAULT_CELLS_ACROSS`);
 * **the checks**: a cell size whose inverse is a finite float
   (:func:`check_cell_size`) and a grid of at most ``max_cells`` cells
-  (:func:`grid_shape`);
-* **lesson 02's suggestion** for known boxes (:func:`suggest_cell_size`:
-  twice their typical size, :func:`typical_box_size`), and the same from its
-  parts for grids that have validated the boxes already (:func:`cell_size_for`).
+  (:func:`grid_shape`).
 
 Every size and count is computed in a form that cannot overflow: a world's
 width as ``(0.5 * hi - 0.5 * lo) * 2`` (:func:`cells_across`), so worlds as wide
@@ -32,13 +33,15 @@ import sys
 
 import numpy as np
 
+from ..core.boxes import XMAX, XMIN, YMAX, YMIN
 from ..core.params import check_int, check_positive
 from ..geometry import as_box, as_boxes
-from .grid_cells import MIN_CELL_SIZE, XMAX, XMIN, YMAX, YMIN, grid_world
+from .grid_cells import MIN_CELL_SIZE, grid_world
 
 __all__ = [
-    "cells_across", "default_cell_size", "check_cell_size", "grid_shape", "typical_box_size",
-    "suggest_cell_size", "cell_size_for", "DEFAULT_MAX_CELLS", "DEFAULT_CELLS_ACROSS", "DEFAULT_CELL_FACTOR",
+    "typical_box_size", "suggest_cell_size", "cell_size_for",
+    "cells_across", "default_cell_size", "check_cell_size", "grid_shape",
+    "DEFAULT_MAX_CELLS", "DEFAULT_CELLS_ACROSS", "DEFAULT_CELL_FACTOR",
 ]
 
 #: Most cells a grid may have by default (4 bytes each: 16 MiB).
@@ -50,81 +53,9 @@ DEFAULT_CELL_FACTOR = 2.0
 _BIG = sys.float_info.max
 
 
-def cells_across(lo: float, hi: float, size: float) -> float:
-    """``(hi - lo) / size`` as a float, computed from halves so that ``hi - lo`` cannot overflow (may be inf)."""
-    return (0.5 * hi - 0.5 * lo) / size * 2.0
-
-
-def default_cell_size(world) -> float:
-    """The cell size a grid takes when none is given: the world's longer side / :data:`DEFAULT_CELLS_ACROSS`.
-
-    Parameters
-    ----------
-    world : (4,) float64 array
-        The closed world box ``[xmin, ymin, xmax, ymax]``, already validated.
-
-    Returns
-    -------
-    float
-        The side of a square cell, in world units (computed from halves: no overflow).
-
-    Raises
-    ------
-    ValueError
-        If that size is below :data:`~lessons_lib.structures.grid_cells.MIN_CELL_SIZE`
-        (a world too small to divide), naming the world and the two sizes.
-    """
-    w = world
-    size = max(cells_across(w[XMIN], w[XMAX], DEFAULT_CELLS_ACROSS), cells_across(w[YMIN], w[YMAX], DEFAULT_CELLS_ACROSS))
-    if not size >= MIN_CELL_SIZE:
-        raise ValueError(f"world {np.asarray(w).tolist()} is too small for a grid: its default cell (the longer side / "
-                         f"{DEFAULT_CELLS_ACROSS}) would be {size:.3g} units, below the smallest cell size "
-                         f"{MIN_CELL_SIZE:.3g}; give a larger world or a cell_size")
-    return size
-
-
-def check_cell_size(cell_size, name: str = "cell_size") -> float:
-    """``cell_size`` as a float in ``[MIN_CELL_SIZE, float max]``: positive, finite, with a finite inverse.
-
-    Raises
-    ------
-    ValueError
-        Not a positive finite number, or so small that ``1 / cell_size``
-        overflows (below about 5.6e-309); the message names ``name``.
-    """
-    c = check_positive(name, cell_size)
-    if c < MIN_CELL_SIZE:
-        raise ValueError(f"{name} must be at least {MIN_CELL_SIZE:.3g} world units (1 / {name} must be a finite "
-                         f"float), got {c!r}")
-    return c
-
-
-def grid_shape(world, cell_size: float, max_cells: int = DEFAULT_MAX_CELLS) -> tuple[int, int]:
-    """``(rows, cols)`` of square cells of side ``cell_size`` covering ``world``.
-
-    Raises
-    ------
-    ValueError
-        A bad cell size (see :func:`check_cell_size`), or more than
-        ``max_cells`` cells (the message gives the grid it would have made).
-    """
-    w = as_box(world, name="world")
-    c = check_cell_size(cell_size)
-    max_cells = check_int("max_cells", max_cells, 1)
-    fc, fr = cells_across(w[XMIN], w[XMAX], c), cells_across(w[YMIN], w[YMAX], c)
-    if not (fc * fr <= max_cells and fc <= max_cells and fr <= max_cells):
-        raise ValueError(
-            f"cell_size {c:g} gives a {fr:.3g} x {fc:.3g} grid over the world {w.tolist()}, more than "
-            f"max_cells={max_cells:,} cells; use larger cells or raise max_cells"
-        )
-    return max(1, math.ceil(fr)), max(1, math.ceil(fc))
-
-
-def _side_over(w, parts: float) -> float:
-    """``sqrt(width * height / parts)`` of the world ``w``, without overflow."""
-    return 2.0 * math.sqrt(0.5 * w[XMAX] - 0.5 * w[XMIN]) * (math.sqrt(0.5 * w[YMAX] - 0.5 * w[YMIN]) / math.sqrt(parts))
-
-
+# --------------------------------------------------------------------------
+# Lesson 02, section 5: the cell size from the boxes
+# --------------------------------------------------------------------------
 def typical_box_size(boxes: np.ndarray, world=None) -> float:
     """Median of ``max(width, height)`` of validated ``boxes`` (at most the largest float).
 
@@ -207,3 +138,81 @@ def cell_size_for(n: int, w, typical: float, *, factor: float = DEFAULT_CELL_FAC
     while size < _BIG and cells(cells_across(w[XMIN], w[XMAX], size)) * cells(cells_across(w[YMIN], w[YMAX], size)) > budget:
         size = min(max(size * 1.05, _side_over(w, budget)), _BIG)
     return float(size)
+
+
+# --------------------------------------------------------------------------
+# The default without boxes, the checks, and sizes computed without overflow
+# --------------------------------------------------------------------------
+def cells_across(lo: float, hi: float, size: float) -> float:
+    """``(hi - lo) / size`` as a float, computed from halves so that ``hi - lo`` cannot overflow (may be inf)."""
+    return (0.5 * hi - 0.5 * lo) / size * 2.0
+
+
+def default_cell_size(world) -> float:
+    """The cell size a grid takes when none is given: the world's longer side / :data:`DEFAULT_CELLS_ACROSS`.
+
+    Parameters
+    ----------
+    world : (4,) float64 array
+        The closed world box ``[xmin, ymin, xmax, ymax]``, already validated.
+
+    Returns
+    -------
+    float
+        The side of a square cell, in world units (computed from halves: no overflow).
+
+    Raises
+    ------
+    ValueError
+        If that size is below :data:`~lessons_lib.structures.grid_cells.MIN_CELL_SIZE`
+        (a world too small to divide), naming the world and the two sizes.
+    """
+    w = world
+    size = max(cells_across(w[XMIN], w[XMAX], DEFAULT_CELLS_ACROSS), cells_across(w[YMIN], w[YMAX], DEFAULT_CELLS_ACROSS))
+    if not size >= MIN_CELL_SIZE:
+        raise ValueError(f"world {np.asarray(w).tolist()} is too small for a grid: its default cell (the longer side / "
+                         f"{DEFAULT_CELLS_ACROSS}) would be {size:.3g} units, below the smallest cell size "
+                         f"{MIN_CELL_SIZE:.3g}; give a larger world or a cell_size")
+    return size
+
+
+def check_cell_size(cell_size, name: str = "cell_size") -> float:
+    """``cell_size`` as a float in ``[MIN_CELL_SIZE, float max]``: positive, finite, with a finite inverse.
+
+    Raises
+    ------
+    ValueError
+        Not a positive finite number, or so small that ``1 / cell_size``
+        overflows (below about 5.6e-309); the message names ``name``.
+    """
+    c = check_positive(name, cell_size)
+    if c < MIN_CELL_SIZE:
+        raise ValueError(f"{name} must be at least {MIN_CELL_SIZE:.3g} world units (1 / {name} must be a finite "
+                         f"float), got {c!r}")
+    return c
+
+
+def grid_shape(world, cell_size: float, max_cells: int = DEFAULT_MAX_CELLS) -> tuple[int, int]:
+    """``(rows, cols)`` of square cells of side ``cell_size`` covering ``world``.
+
+    Raises
+    ------
+    ValueError
+        A bad cell size (see :func:`check_cell_size`), or more than
+        ``max_cells`` cells (the message gives the grid it would have made).
+    """
+    w = as_box(world, name="world")
+    c = check_cell_size(cell_size)
+    max_cells = check_int("max_cells", max_cells, 1)
+    fc, fr = cells_across(w[XMIN], w[XMAX], c), cells_across(w[YMIN], w[YMAX], c)
+    if not (fc * fr <= max_cells and fc <= max_cells and fr <= max_cells):
+        raise ValueError(
+            f"cell_size {c:g} gives a {fr:.3g} x {fc:.3g} grid over the world {w.tolist()}, more than "
+            f"max_cells={max_cells:,} cells; use larger cells or raise max_cells"
+        )
+    return max(1, math.ceil(fr)), max(1, math.ceil(fc))
+
+
+def _side_over(w, parts: float) -> float:
+    """``sqrt(width * height / parts)`` of the world ``w``, without overflow."""
+    return 2.0 * math.sqrt(0.5 * w[XMAX] - 0.5 * w[XMIN]) * (math.sqrt(0.5 * w[YMAX] - 0.5 * w[YMIN]) / math.sqrt(parts))

@@ -75,7 +75,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import register
-from ..core.boxes import overlaps, row_overlaps
+from ..core.boxes import XMAX, XMIN, YMAX, YMIN, overlaps, row_overlaps
 from ..core.buffers import append_pairs, grow, run_pairs
 from ..core.interrupts import uninterrupted
 from ..core.scratch import RebuildLock
@@ -83,7 +83,7 @@ from ..core.jit import njit, njit_parallel_and_serial, prange, threads, use_thre
 from ..core.params import check_flag
 from ..geometry import boxes_overlap
 from .cell_size import DEFAULT_MAX_CELLS, cell_size_for, typical_box_size
-from .grid_cells import XMAX, XMIN, YMAX, YMIN, append_id, box_cells, cell_span
+from .grid_cells import append_id, box_cells, cell_span
 from .uniform_grid import FixedGrid
 
 __all__ = ["CountingSortGrid", "sort_into_cells", "counting_sort", "band_rows", "band_pairs", "pairs_in_bands",

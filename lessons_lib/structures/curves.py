@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.params import check_int
-from ..core.boxes import XMAX, XMIN, YMAX, YMIN
+from ..core.boxes import MIN_CORNER, XMAX, XMIN, YMAX, YMIN
 
 __all__ = [
     "hilbert_index",
@@ -281,8 +281,8 @@ def hilbert_keys(points, order: int = 16, bounds=None) -> np.ndarray:
         return np.zeros(len(p), np.int64)
     with np.errstate(over="ignore"):
         if np.isfinite(span):
-            pos = (p - b[:2]) / span * side  # in [0, side] for points inside bounds
+            pos = (p - b[MIN_CORNER]) / span * side  # in [0, side] for points inside bounds
         else:  # a span beyond the float range: halves cannot overflow
-            pos = (0.5 * p - 0.5 * b[:2]) / max(0.5 * b[XMAX] - 0.5 * b[XMIN], 0.5 * b[YMAX] - 0.5 * b[YMIN]) * side
+            pos = (0.5 * p - 0.5 * b[MIN_CORNER]) / max(0.5 * b[XMAX] - 0.5 * b[XMIN], 0.5 * b[YMAX] - 0.5 * b[YMIN]) * side
     cell = np.clip(np.nan_to_num(pos, nan=0.0), 0, side - 1).astype(np.int64)
     return hilbert_index(cell[:, 0], cell[:, 1], k)

@@ -12,29 +12,30 @@ Lesson 11 in four modules. This one holds the **update** step and the class
 :class:`DynamicAABBTree` (the structure behind the common interface, with
 ``leaf_of``, the leaf of each slot); the kernels it calls are in its siblings:
 
-1. **data layout**, **insert**, **rotations**, **remove** and **fat AABBs**
-   (sections 2 to 5), with the surface-area cost every decision compares:
-   :mod:`~lessons_lib.structures.aabb_tree_nodes`
-   (:class:`~lessons_lib.structures.aabb_tree_nodes.TreeNodes`,
-   :func:`~lessons_lib.structures.aabb_tree_nodes.find_best_sibling`,
-   :func:`~lessons_lib.structures.aabb_tree_nodes.insert_leaf`,
-   :func:`~lessons_lib.structures.aabb_tree_nodes.rotate`,
-   :func:`~lessons_lib.structures.aabb_tree_nodes.remove_leaf`,
-   :func:`~lessons_lib.structures.aabb_tree_nodes.set_fat_box`);
-2. **update** (section 5), here: :func:`update_leaves`: a leaf changes only
-   when its element's exact box leaves its fat box (or the fat box has become
-   far too large); a few such leaves are re-inserted, a large batch gets new
-   fat boxes in place and a refit (:func:`refit_all`), and a rebuild once
-   refits have worn the tree down;
-3. **query**, **pairs** and the **move buffer** (sections 1 and 5), with why
-   every answer is exact: :mod:`~lessons_lib.structures.aabb_tree_search`
-   (:func:`~lessons_lib.structures.aabb_tree_search.query_tree`,
-   :func:`~lessons_lib.structures.aabb_tree_search.tree_pairs`,
-   :func:`~lessons_lib.structures.aabb_tree_search.incremental_pairs`);
-4. **bulk loading** and rebuilding, a top-down binned surface-area build:
-   :mod:`~lessons_lib.structures.aabb_tree_build`
-   (:func:`~lessons_lib.structures.aabb_tree_build.build_over_leaves`);
-   ``cleanup()`` itself changes nothing (see the class notes).
+* **data layout**, **insert**, **rotations**, **remove** and **fat AABBs**
+  (sections 2 to 5), with the surface-area cost every decision compares:
+  :mod:`~lessons_lib.structures.aabb_tree_nodes`
+  (:class:`~lessons_lib.structures.aabb_tree_nodes.TreeNodes`,
+  :func:`~lessons_lib.structures.aabb_tree_nodes.find_best_sibling`,
+  :func:`~lessons_lib.structures.aabb_tree_nodes.insert_leaf`,
+  :func:`~lessons_lib.structures.aabb_tree_nodes.rotate`,
+  :func:`~lessons_lib.structures.aabb_tree_nodes.remove_leaf`,
+  :func:`~lessons_lib.structures.aabb_tree_nodes.set_fat_box`);
+* **update** (section 5), here: :func:`update_leaves`: a leaf changes only
+  when its element's exact box leaves its fat box (or the fat box has become
+  far too large); a few such leaves are re-inserted, a large batch gets new
+  fat boxes in place and a refit (:func:`refit_all`), and a rebuild once
+  refits have worn the tree down (the appendix "how Box2D's tree differs from
+  ours");
+* **query**, **pairs** and the **move buffer** (sections 1 and 5), with why
+  every answer is exact: :mod:`~lessons_lib.structures.aabb_tree_search`
+  (:func:`~lessons_lib.structures.aabb_tree_search.query_tree`,
+  :func:`~lessons_lib.structures.aabb_tree_search.tree_pairs`,
+  :func:`~lessons_lib.structures.aabb_tree_search.incremental_pairs`);
+* **bulk loading** and rebuilding, a top-down binned surface-area build (the
+  fresh build of section 4): :mod:`~lessons_lib.structures.aabb_tree_build`
+  (:func:`~lessons_lib.structures.aabb_tree_build.build_over_leaves`);
+  ``cleanup()`` itself changes nothing (see the class notes).
 
 References
 ----------
@@ -47,6 +48,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import BroadPhase, register
+from ..core.boxes import XMAX, XMIN, YMAX, YMIN
 from ..core.jit import njit
 from ..core.params import check_number
 from .aabb_tree_build import all_leaves, build_over_leaves, internal_cost, make_leaves
@@ -55,7 +57,6 @@ from .aabb_tree_nodes import (BIG, BOX, FREE, HEAD, LIVE, NULL, ROOT, STAT_INSER
                               insert_leaf, insert_slot, must_reinsert, new_work, node_cost, refit, remove_leaf,
                               remove_slot, set_fat_box)
 from .aabb_tree_search import empty_move_buffer, incremental_pairs, mark_moved, mark_slots, query_tree, tree_pairs
-from .grid_cells import XMAX, XMIN, YMAX, YMIN
 
 __all__ = ["DynamicAABBTree", "update_leaves", "refit_counted", "refit_all", "MIN_REFIT", "PATH_REFIT", "BUILT",
            "GROWN", "INCREMENTAL_FRACTION"]
@@ -468,6 +469,9 @@ class DynamicAABBTree(BroadPhase):
         0 for a tree of at most one leaf; ``inf`` when the sum is beyond the
         float range. Proportional to the expected number of nodes a random
         query visits ([MacDonald1990]); what insertion and rotations minimise.
+        Lesson 11's cost (section 3): 8 times the sum of
+        :func:`~lessons_lib.structures.aabb_tree_nodes.perimeter_cost`, an
+        eighth of a perimeter, which is what the kernels compare.
         """
         with np.errstate(over="ignore"):
             return float(8.0 * internal_cost(self.nodes.arrays))

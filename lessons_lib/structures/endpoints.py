@@ -1,13 +1,15 @@
 """The endpoints of sweep and prune on one axis: their order, the sort, and the edits that keep them sorted.
 
-Lesson 08, sections 1 and 2: the endpoint arrays that both sweep-and-prune
-structures keep sorted,
+Lesson 08, sections 3 ("The real sweep: sorted endpoints") and 4 ("Ties, and
+the sweep on the structure's own arrays"): the endpoint arrays that both
+sweep-and-prune structures keep sorted,
 :class:`~lessons_lib.structures.sweep_and_prune.SweepAndPrune` (one axis) and
 :class:`~lessons_lib.structures.persistent_sweep_and_prune.PersistentSweepAndPrune`
 (both axes). Every box ``[xmin, ymin, xmax, ymax]`` gives two **endpoints** on
 an axis: its *min* (the interval opens) and its *max* (the interval closes).
-The sweep over them (section 3), the insertion-sort repair (section 4), the
-query (section 5) and the arrays' growth
+The sweep over them (sections 3 and 4), the insertion-sort repair (section 7,
+"Temporal coherence: keep the order between frames"), the query (the optional
+part "one box's neighbours in the pseudo sweep") and the arrays' growth
 (:class:`~lessons_lib.structures.sweep_and_prune.SortedEndpoints`) are in
 :mod:`~lessons_lib.structures.sweep_and_prune`.
 
@@ -30,18 +32,23 @@ times per frame, and the key beside the code makes that a walk over contiguous
 memory instead of a jump into the box table per comparison. 16 bytes per
 endpoint, 32 per element.
 
-**Closed boxes.** At equal coordinates a min endpoint sorts *before* a max
+**Closed boxes** (section 4). At equal coordinates a min endpoint sorts *before* a max
 endpoint. So when box ``a`` ends exactly where box ``b`` starts, ``b`` opens
 while ``a`` is still open and the touching pair is reported; and a zero-width
 box opens before it closes.
 
-The kernels
------------
-1. the order of endpoints: :func:`endpoint_before`, :func:`endpoints_sorted`;
-2. sort endpoints: :func:`sort_endpoints` (from scratch), :func:`refresh_keys`;
+The kernels, by the lesson's sections
+-------------------------------------
+* the order of endpoints, by key (section 3) and min before max at equal
+  keys (section 4): :func:`endpoint_before`, :func:`endpoints_sorted`;
+* sort the endpoints from scratch (section 3): :func:`sort_endpoints`; and
+  write the moved boxes' new coordinates into the old order before the repair
+  of section 7: :func:`refresh_keys`;
+* the edits of a sorted array (the appendix "insert, remove and update on the
+  sorted arrays"): :func:`lower_bound`, :func:`find_endpoint`,
+  :func:`insert_endpoint`, :func:`delete_endpoint`.
 
-and the edits of a sorted array (:func:`lower_bound`, :func:`find_endpoint`,
-:func:`insert_endpoint`, :func:`delete_endpoint`). None of them grows an array.
+None of them grows an array.
 
 Sources: the sweep-and-prune section of the broad-phase article [magley2026]
 (the endpoint triple ``(coordinate, element, is-max)``).
@@ -50,6 +57,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.boxes import XMAX, XMIN
 from ..core.jit import njit
 
 __all__ = [
@@ -62,7 +70,7 @@ MIN_END, MAX_END = 0, 1
 
 
 # --------------------------------------------------------------------------
-# 1. The order of endpoints
+# The order of endpoints: by key (section 3), min before max at equal keys (section 4)
 # --------------------------------------------------------------------------
 @njit
 def endpoint_before(ka, ca, kb, cb):
@@ -80,7 +88,7 @@ def endpoints_sorted(keys, codes, m):
 
 
 # --------------------------------------------------------------------------
-# 2. Sort endpoints (from scratch)
+# Sort the endpoints from scratch (section 3); new keys in the old order (section 7)
 # --------------------------------------------------------------------------
 @njit
 def _mins_first_in_ties(keys, codes, m):
@@ -119,14 +127,18 @@ def sort_endpoints(keys, codes, m):
 
 @njit
 def refresh_keys(keys, codes, m, boxes, axis):
-    """Copy each endpoint's current coordinate from the box table into ``keys`` (the order is kept)."""
+    """Copy each endpoint's current coordinate from the box table into ``keys`` (the order is kept).
+
+    The column of an endpoint is ``XMIN + axis`` for a min and ``XMAX + axis``
+    for a max: the low bit of its code picks the side.
+    """
     for t in range(m):
         c = codes[t]
-        keys[t] = boxes[c >> 1, axis + 2 * (c & 1)]
+        keys[t] = boxes[c >> 1, XMIN + axis + (XMAX - XMIN) * (c & 1)]
 
 
 # --------------------------------------------------------------------------
-# Edits of a sorted endpoint array (binary search, shift)
+# Edits of a sorted endpoint array: binary search, shift (the appendix "insert, remove and update")
 # --------------------------------------------------------------------------
 @njit
 def lower_bound(keys, codes, m, k, c):

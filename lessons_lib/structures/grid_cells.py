@@ -71,7 +71,7 @@ from ..core.buffers import grow
 from ..core.jit import njit
 
 __all__ = [
-    "XMIN", "YMIN", "XMAX", "YMAX", "USED", "FREE", "CELL_LIMIT", "MIN_CELL_SIZE",
+    "USED", "FREE", "CELL_LIMIT", "MIN_CELL_SIZE",
     "cells_from_origin", "cell_of", "cell_span", "box_cells", "cell_of_centre",
     "new_lists", "grown", "grown_pool", "pool_full", "pool_push", "pool_unlink", "append_id",
     "query_hit", "gather_cell", "cell_pairs", "cell_counts", "grid_world", "oversize_pairs", "cells_each",
@@ -272,7 +272,10 @@ def query_hit(boxes, s, q, qc0, qr0, c, r, geom):
 def gather_cell(first, nxt, elem, boxes, geom, copy):
     """Copy the list starting at node ``first`` into ``copy = (slot, box, col, row)``; returns its length.
 
-    ``col[i], row[i]``: the cell of the lower-left corner of ``box[i]``.
+    The first half of a cell's pair search (lesson 02, section 4; Exercise 2's
+    ``grid_pairs`` walks the same list): ``slot[i]`` and ``box[i]`` are the
+    element and its box, ``col[i], row[i]`` the cell of the lower-left corner
+    of ``box[i]``, which :func:`cell_pairs` needs for the reference-cell test.
     Reading the boxes once per cell, into contiguous memory, is cheaper than
     reading them once per test.
     """
@@ -282,8 +285,8 @@ def gather_cell(first, nxt, elem, boxes, geom, copy):
     while node != -1:
         s = elem[node]
         slot[m] = s
-        for t in range(4):
-            box[m, t] = boxes[s, t]
+        for side in range(XMIN, YMAX + 1):  # the four sides, in column order
+            box[m, side] = boxes[s, side]
         col[m], row[m], _, _ = box_cells(geom, boxes, s)
         m += 1
         node = nxt[node]
@@ -294,10 +297,24 @@ def gather_cell(first, nxt, elem, boxes, geom, copy):
 def cell_pairs(copy, m, c, r, out, k):
     """Pairs by reference cell: the ``m`` gathered elements of cell ``(c, r)`` tested two by two.
 
-    ``copy`` as filled by :func:`gather_cell`. A pair is kept only in its
-    reference cell. Returns the new ``out`` (grown if needed) and count.
-    Branch-free inner loop (as the compiled brute force): every candidate is
-    written, the cursor advances on a hit.
+    The second half of a cell's pair search (lesson 02, section 4; the inner
+    loops of Exercise 2's ``grid_pairs``). ``copy`` as filled by
+    :func:`gather_cell`. A pair is kept only in its reference cell. Returns the
+    new ``out`` (grown if needed) and count. Branch-free inner loop (as the
+    compiled brute force): every candidate is written, the cursor advances on
+    a hit.
+
+    The reference-cell test, as the lesson writes it and as written here. The
+    lesson keeps an intersecting pair ``a, b`` in cell ``(c, r)`` when
+    ``cell_of(max(ax0, bx0), max(ay0, by0)) == (c, r)``. The cell map is
+    monotone, so the column of ``max(ax0, bx0)`` is ``max(col_a, col_b)``, the
+    larger of the two boxes' first columns (``col`` as gathered); and both
+    boxes are filed in column ``c``, so each starts at or before it:
+    ``col_a <= c`` and ``col_b <= c``. Hence ``max(col_a, col_b) == c`` exactly
+    when ``col_a == c`` or ``col_b == c``, and the same for rows. The code
+    tests ``(col_a == c or col_b == c) and (row_a == r or row_b == r)``, with
+    ``col_a == c`` and ``row_a == r`` computed once per ``a``: no ``max`` per
+    candidate.
     """
     slot, box, col, row = copy
     for i in range(m):

@@ -60,9 +60,10 @@ import numpy as np
 from ..base import register
 from ..core.jit import njit
 from ..core.params import check_int
+from ..core.boxes import XMAX, XMIN, YMAX, YMIN
 from .cell_size import DEFAULT_MAX_CELLS
-from .grid_cells import (FREE, USED, XMAX, XMIN, YMAX, YMIN, append_id, box_cells, cell_pairs, cell_span, gather_cell,
-                         pool_push, pool_unlink, query_hit)
+from .grid_cells import (FREE, USED, append_id, box_cells, cell_pairs, cell_span, gather_cell, pool_push, pool_unlink,
+                         query_hit)
 from .uniform_grid import DEFAULT_MAX_BOX_CELLS, FixedGrid, OversizeList
 
 __all__ = [

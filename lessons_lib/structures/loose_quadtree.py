@@ -1,4 +1,4 @@
-"""The loose quadtree behind the common interface: :class:`LooseQuadtree`, with its query, pairs and cleanup.
+"""The loose quadtree behind the common interface: :class:`LooseQuadtree`, with its cleanup, query and pairs.
 
 Lesson 06. The compact quadtree of lesson 05 (:mod:`lessons_lib.structures.quadtree`)
 puts a box into *every* leaf it overlaps, so a dragon lying across a hundred
@@ -14,17 +14,14 @@ meet the query box.
 The data layout, the leaf an element's centre picks, the float32 bounds
 rounded outwards and the kernels that change the tree (insert and move in one
 walk, split, remove: sections 1 to 3 of the lesson) are in
-:mod:`~lessons_lib.structures.loose_quadtree_changes`; here are the kernels
-that read the tree (query and pairs, section 4), the cleanup that shrinks the
-bounds (section 3) and the class.
+:mod:`~lessons_lib.structures.loose_quadtree_changes`; here, in the lesson's
+order, are the cleanup that shrinks the bounds (section 3, "Bounds grow on
+insert, and shrink only in cleanup"), the kernels that read the tree (query
+and pairs, section 4, "Queries and pairs: descend wherever bounds meet") and
+the class.
 
 Operations
 ----------
-* query: descend into every child whose bounds meet the query box; test the
-  elements of the leaves reached (each element is in one leaf: no marks).
-* pairs: the tree joined with itself (the self-join of R-trees): a node is
-  joined with itself (its children pairwise) and two nodes whose bounds meet
-  are joined by descending into the larger one; each pair is reported once.
 * cleanup: one bottom-up pass: leaves recompute their bounds from their
   elements, branches from their children, and a branch whose four children
   are leaves holding at most half of ``capacity`` elements together
@@ -32,6 +29,11 @@ Operations
   holding them (its block of four returns to the free list). Afterwards every
   bound is exactly the union of its contents, and the tree follows where the
   elements are now: its memory stays flat over a long simulation.
+* query: descend into every child whose bounds meet the query box; test the
+  elements of the leaves reached (each element is in one leaf: no marks).
+* pairs: the tree joined with itself (the self-join of R-trees): a node is
+  joined with itself (its children pairwise) and two nodes whose bounds meet
+  are joined by descending into the larger one; each pair is reported once.
 
 References
 ----------
@@ -50,16 +52,69 @@ from ..core.boxes import XMAX, XMIN, YMAX, YMIN, row_overlaps, rows_overlap
 from ..core.freelist import USED, fl_erase_block, fl_grow
 from ..core.jit import njit
 from .loose_bounds import EMPTY_RECT, f32_down, f32_up, grow_rect, set_empty
-from .loose_quadtree_changes import place, push, remove
+from .loose_quadtree_changes import insert, push, remove
 from .quad_nodes import (BRANCH, COUNT, FIRST, ROW_COUNT, ROW_DEPTH, ROW_NODE, QuadNodes, cell_frame, cell_rects,
                          centre_cell, check_capacity_and_depth, morton_order, node_rows)
 from .slot_lists import grown_slots, scan_slot_list
 
-__all__ = ["LooseQuadtree", "query", "pairs", "gather", "area", "cleanup", "merge"]
+__all__ = ["LooseQuadtree", "cleanup", "merge", "query", "pairs", "gather", "area"]
 
 
 # ==========================================================================
-# Query: descend where the loose bounds meet the query box
+# Cleanup: refit every bound bottom-up, merge under-full quartets (lesson 06, section 3)
+# ==========================================================================
+@njit
+def cleanup(tree, limit, max_depth, boxes):
+    """Refit all bounds exactly (children first); merge quartets of leaves holding at most ``limit`` together.
+
+    Merges cascade in the one pass: a branch whose children just merged can
+    merge too. Returns the number of blocks of four freed.
+    """
+    nodes, nmeta, rects, enext, leaf = tree
+    rows = node_rows(nodes, max_depth, nmeta[USED])
+    freed = 0
+    for r in range(rows.shape[0] - 1, -1, -1):
+        node = rows[r, ROW_NODE]
+        set_empty(rects, node)
+        if nodes[node, COUNT] == BRANCH:
+            first = nodes[node, FIRST]
+            total = 0
+            for j in range(4):
+                count = nodes[first + j, COUNT]
+                total += limit + 1 if count == BRANCH else count
+            if total > limit:
+                for j in range(4):
+                    for axis in range(2):
+                        rects[node, XMIN + axis] = min(rects[node, XMIN + axis], rects[first + j, XMIN + axis])
+                        rects[node, XMAX + axis] = max(rects[node, XMAX + axis], rects[first + j, XMAX + axis])
+                continue
+            merge(tree, node)
+            freed += 1
+        it = nodes[node, FIRST]
+        while it != -1:
+            grow_rect(rects, node, boxes, it)
+            it = enext[it]
+    return freed
+
+
+@njit
+def merge(tree, node):
+    """Branch ``node`` (four leaf children) becomes a leaf holding their elements; the block is freed."""
+    nodes, nmeta, rects, enext, leaf = tree
+    first = nodes[node, FIRST]
+    nodes[node, FIRST] = -1
+    nodes[node, COUNT] = 0
+    for j in range(4):
+        it = nodes[first + j, FIRST]
+        while it != -1:
+            nxt = enext[it]
+            push(tree, node, it)
+            it = nxt
+    fl_erase_block(nodes, nmeta, first, 4)
+
+
+# ==========================================================================
+# Query: descend where the loose bounds meet the query box (lesson 06, section 4)
 # ==========================================================================
 @njit
 def query(tree, boxes, q0, q1, q2, q3, stack, out):
@@ -92,7 +147,7 @@ def query(tree, boxes, q0, q1, q2, q3, stack, out):
 
 
 # ==========================================================================
-# Pairs: the tree joined with itself
+# Pairs: the tree joined with itself (lesson 06, section 4)
 # ==========================================================================
 @njit
 def pairs(tree, boxes, stack, ga, gb, sa, sb, out):
@@ -175,59 +230,6 @@ def gather(tree, boxes, node, other, slots_out, boxes_out):
 def area(rects, node):
     """Area of a node's bounds in float64 (inf for bounds beyond the float32 range, never NaN)."""
     return (np.float64(rects[node, XMAX]) - rects[node, XMIN]) * (np.float64(rects[node, YMAX]) - rects[node, YMIN])
-
-
-# ==========================================================================
-# Cleanup: refit every bound bottom-up, merge under-full quartets
-# ==========================================================================
-@njit
-def cleanup(tree, limit, max_depth, boxes):
-    """Refit all bounds exactly (children first); merge quartets of leaves holding at most ``limit`` together.
-
-    Merges cascade in the one pass: a branch whose children just merged can
-    merge too. Returns the number of blocks of four freed.
-    """
-    nodes, nmeta, rects, enext, leaf = tree
-    rows = node_rows(nodes, max_depth, nmeta[USED])
-    freed = 0
-    for r in range(rows.shape[0] - 1, -1, -1):
-        node = rows[r, ROW_NODE]
-        set_empty(rects, node)
-        if nodes[node, COUNT] == BRANCH:
-            first = nodes[node, FIRST]
-            total = 0
-            for j in range(4):
-                count = nodes[first + j, COUNT]
-                total += limit + 1 if count == BRANCH else count
-            if total > limit:
-                for j in range(4):
-                    for t in range(2):
-                        rects[node, t] = min(rects[node, t], rects[first + j, t])
-                        rects[node, t + 2] = max(rects[node, t + 2], rects[first + j, t + 2])
-                continue
-            merge(tree, node)
-            freed += 1
-        it = nodes[node, FIRST]
-        while it != -1:
-            grow_rect(rects, node, boxes, it)
-            it = enext[it]
-    return freed
-
-
-@njit
-def merge(tree, node):
-    """Branch ``node`` (four leaf children) becomes a leaf holding their elements; the block is freed."""
-    nodes, nmeta, rects, enext, leaf = tree
-    first = nodes[node, FIRST]
-    nodes[node, FIRST] = -1
-    nodes[node, COUNT] = 0
-    for j in range(4):
-        it = nodes[first + j, FIRST]
-        while it != -1:
-            nxt = enext[it]
-            push(tree, node, it)
-            it = nxt
-    fl_erase_block(nodes, nmeta, first, 4)
 
 
 # ==========================================================================
@@ -326,15 +328,15 @@ class LooseQuadtree(QuadNodes, BroadPhase):
         cx, cy = centre_cell(self._cells, np.asarray(box, dtype=np.float64).reshape(1, 4), 0)
         return int(cx), int(cy)
 
-    # -- growth: the plumbing around place ---------------------------------
-    def _place(self, slots) -> None:
+    # -- growth: the plumbing around insert --------------------------------
+    def _insert_or_move(self, slots) -> None:
         """Insert or move ``slots`` (boxes already in the element table), growing the arrays between runs."""
         slots = np.asarray(slots, dtype=np.int64)
         self.enext = grown_slots(self.enext, self.elements.capacity)
         self.leaf = grown_slots(self.leaf, self.elements.capacity)
         k = 0
         while True:
-            k = place(self.tree, self._cells, self.capacity, self.elements.boxes, slots, k)
+            k = insert(self.tree, self._cells, self.capacity, self.elements.boxes, slots, k)
             if k == len(slots):
                 return
             old = len(self.nodes)
@@ -345,7 +347,7 @@ class LooseQuadtree(QuadNodes, BroadPhase):
 
     # -- the hooks of BroadPhase ------------------------------------------
     def _insert(self, slot, box):
-        self._place(np.array([slot], dtype=np.int64))
+        self._insert_or_move(np.array([slot], dtype=np.int64))
 
     def _build(self, slots):
         """Bulk load: insert in Z-order of the centre cells (consecutive inserts walk the same paths).
@@ -353,18 +355,18 @@ class LooseQuadtree(QuadNodes, BroadPhase):
         The tree is the one any insertion order gives (up to the order of each
         leaf's list); its bounds are exact (nothing was removed yet).
         """
-        self._place(morton_order(np.asarray(slots, dtype=np.int64), self.elements.boxes, self._cells))
+        self._insert_or_move(morton_order(np.asarray(slots, dtype=np.int64), self.elements.boxes, self._cells))
 
     def _remove(self, slot, box):
         if remove(self.tree, np.array([slot], dtype=np.int64)) != 1:  # pragma: no cover - a broken invariant
             raise RuntimeError(f"slot {slot} was not found in its leaf {int(self.leaf[slot])}")
 
     def _update(self, slot, old, new):
-        self._place(np.array([slot], dtype=np.int64))
+        self._insert_or_move(np.array([slot], dtype=np.int64))
 
     def _update_many(self, slots, old, new):
         """Bulk move: one walk per element; only those whose centre changed leaf are relinked."""
-        self._place(slots)
+        self._insert_or_move(slots)
 
     def _query(self, box):
         q = box.tolist()

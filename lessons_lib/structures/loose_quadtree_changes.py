@@ -1,11 +1,14 @@
 """The loose quadtree's layout and how it changes: insert and move (one walk), split, remove.
 
 Lesson 06, sections 1 to 3: the data layout of
-:class:`~lessons_lib.structures.loose_quadtree.LooseQuadtree`, the leaf an
-element's centre picks, the float32 bounds rounded outwards, and the kernels
-that change the tree as elements come, move and go. The kernels that read the
-tree (query and pairs, section 4) and the cleanup that shrinks the bounds
-(section 3), with the class behind the common interface, are in
+:class:`~lessons_lib.structures.loose_quadtree.LooseQuadtree` and the leaf an
+element's centre picks (section 1, "One leaf per element: its centre
+decides"), the float32 bounds rounded outwards (section 2, with the kernels in
+:mod:`~lessons_lib.structures.loose_bounds`), and the kernels that change the
+tree as elements come, move and go, growing the bounds (section 3, "Bounds
+grow on insert, and shrink only in cleanup"). The cleanup that shrinks the
+bounds (the rest of section 3) and the kernels that read the tree (query and
+pairs, section 4), with the class behind the common interface, are in
 :mod:`~lessons_lib.structures.loose_quadtree`.
 
 Data layout
@@ -53,7 +56,7 @@ element table decides. Bounds are conservative but never wrong.
 
 Operations
 ----------
-* insert (and update): walk from the root to the leaf of the centre's cell,
+* insert (and move, the same walk): walk from the root to the leaf of the centre's cell,
   growing the bounds of every node on the way; push the slot on the leaf's
   list (a move inside the same leaf stops there). A leaf over ``capacity``
   (above ``max_depth``) **splits**, its elements moving to four new children
@@ -80,23 +83,28 @@ from .loose_bounds import grow_rect, set_empty
 from .quad_nodes import BR, BRANCH, COUNT, FIRST, TL, TR, centre_cell, quadrant
 from .slot_lists import unlink_slot
 
-__all__ = ["place", "push", "split", "split_separates", "unlink", "remove"]
+__all__ = ["insert", "push", "split", "split_separates", "unlink", "remove"]
 
 
 # ==========================================================================
-# Insert and move (one walk), with splits
+# Insert and move (one walk), with splits (lesson 06, sections 1 and 3)
 # ==========================================================================
 @njit
-def place(tree, cells, capacity, boxes, slots, start):
-    """Insert or move ``slots[start:]`` (their boxes already in ``boxes``); return where it stopped.
+def insert(tree, cells, capacity, boxes, slots, start):
+    """Insert (or move) ``slots[start:]``, their boxes already in ``boxes``; return where it stopped.
 
     For each slot: walk from the root to the leaf of its centre's cell,
     growing every bound on the way; a slot already in that leaf stays (a
     move inside its leaf costs one walk), unless the leaf is over capacity
     (its centre cell then decides whether the leaf may split); otherwise it
     is unlinked from its old leaf and pushed on the new one, which may split.
-    Stops before slot ``k`` when ``nodes`` may lack room for a split cascade
-    and returns ``k``: the caller grows the node arrays and calls again.
+    The child picked at each level is
+    :func:`~lessons_lib.structures.quad_nodes.quadrant` of the centre's cell
+    (:func:`~lessons_lib.structures.quad_nodes.centre_cell`): lesson 06's
+    exercise 1, ``child_of_centre``, in integer cells (a centre on a midline
+    goes to the right or top child). Stops before slot ``k`` when ``nodes``
+    may lack room for a split cascade and returns ``k``: the caller grows the
+    node arrays and calls again.
     """
     nodes, nmeta, rects, enext, leaf = tree
     max_depth = cells[4]

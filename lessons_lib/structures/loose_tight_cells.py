@@ -146,10 +146,9 @@ import math
 
 import numpy as np
 
-from ..core.boxes import row_overlaps
+from ..core.boxes import XMAX, XMIN, YMAX, YMIN, row_overlaps
 from ..core.jit import njit
-from .grid_cells import (FREE, USED, XMAX, XMIN, YMAX, YMIN, cell_of_centre, cell_span, grown_pool, pool_full,
-                         pool_push, pool_unlink)
+from .grid_cells import FREE, USED, cell_of_centre, cell_span, grown_pool, pool_full, pool_push, pool_unlink
 from .loose_bounds import grow_rect, set_empty, widen_rect
 from .loose_tight_pairs import lay_out_cell, set_rounded
 from .slot_lists import scan_slot_list, unlink_slot

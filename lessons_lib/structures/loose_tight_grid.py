@@ -23,7 +23,8 @@ from ..base import register
 from ..core.params import check_int
 from ..core.scratch import RebuildLock
 from .cell_size import DEFAULT_MAX_CELLS, cell_size_for, typical_box_size
-from .grid_cells import FREE, USED, XMAX, XMIN, YMAX, YMIN, cell_counts, cell_of_centre, new_lists
+from ..core.boxes import MAX_CORNER, MIN_CORNER, XMAX, XMIN, YMAX, YMIN
+from .grid_cells import FREE, USED, cell_counts, cell_of_centre, new_lists
 from .loose_bounds import EMPTY_RECT, f32_down, f32_up
 from .loose_tight_cells import (TC0, TC1, TR0, TR1, build_cells, insert_slots, move_slots, over_budget, query_core,
                                 remove_slots, settle_cells, tight_range)
@@ -465,7 +466,7 @@ class LooseTightGrid(FixedGrid):
                 assert r[XMIN] > r[XMAX] and self.lreg[c].tolist() == [-1, -1, -1, -1], f"empty loose cell {c} is listed"
                 continue
             b = boxes[elems]
-            assert (r[:2] <= b[:, :2]).all() and (r[2:] >= b[:, 2:]).all(), f"loose cell {c}'s rectangle misses a box"
+            assert (r[MIN_CORNER] <= b[:, MIN_CORNER]).all() and (r[MAX_CORNER] >= b[:, MAX_CORNER]).all(), f"loose cell {c}'s rectangle misses a box"
             if exact:
                 u = [f32_down(np.float64(b[:, XMIN].min())), f32_down(np.float64(b[:, YMIN].min())),
                      f32_up(np.float64(b[:, XMAX].max())), f32_up(np.float64(b[:, YMAX].max()))]
@@ -522,7 +523,7 @@ class LooseTightGrid(FixedGrid):
                 b = copied[k]
                 assert int(cell_of_centre(self.geom, copied, k)) == c, f"slot {slots[k]} is in the wrong run"
                 assert is_near(*b, c, cols, ox, oy, self.cell_size), f"slot {slots[k]} is stored as near but is not"
-                assert (r[:2] <= b[:2]).all() and (b[2:] <= r[2:]).all(), \
+                assert (r[MIN_CORNER] <= b[MIN_CORNER]).all() and (b[MAX_CORNER] <= r[MAX_CORNER]).all(), \
                     f"near rectangle of cell {c} misses slot {slots[k]}"
         for k in range(g0, n):
             if int(slots[k]) not in big:

@@ -40,10 +40,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.boxes import overlaps
+from ..core.boxes import XMAX, XMIN, YMAX, YMIN, overlaps
 from ..core.buffers import run_pairs
 from ..core.jit import njit
-from .grid_cells import XMAX, XMIN, YMAX, YMIN, cells_from_origin
+from .grid_cells import cells_from_origin
 from .loose_bounds import f32_down, f32_up, set_empty
 
 __all__ = ["is_near", "lay_out_cell", "set_rounded", "lay_out_cells", "lay_out_list", "pairs_core",

@@ -75,7 +75,7 @@ import numpy as np
 
 from ..base import BroadPhase, register
 from ..geometry import as_box
-from ..core.boxes import XMAX, XMIN, YMAX, YMIN
+from ..core.boxes import MAX_CORNER, MIN_CORNER, XMAX, XMIN, YMAX, YMIN
 from .quad_nodes import SquareWorldFromBoxes, check_capacity_and_depth
 __all__ = ["Node", "NaiveQuadtree", "child_rects"]
 
@@ -269,8 +269,8 @@ class NaiveQuadtree(SquareWorldFromBoxes, BroadPhase):
             return (2 * covering < n and copies <= 2 * n + self.capacity and whole.count(n) <= 1
                     and len(seen) > 1)
         b = self.elements.boxes[np.array(e, dtype=np.int64)]
-        lo = np.maximum(np.clip(b[:, :2], (x0, y0), (x1, y1)), rect[:2])
-        hi = np.minimum(np.clip(b[:, 2:], (x0, y0), (x1, y1)), rect[2:])
+        lo = np.maximum(np.clip(b[:, MIN_CORNER], (x0, y0), (x1, y1)), rect[MIN_CORNER])
+        hi = np.minimum(np.clip(b[:, MAX_CORNER], (x0, y0), (x1, y1)), rect[MAX_CORNER])
         clipped = np.hstack([lo, hi])
         covering = int((clipped == rect).all(axis=1).sum())
         left, right = clipped[:, XMIN] <= mx, clipped[:, XMAX] >= mx

@@ -68,12 +68,12 @@ import sys
 import numpy as np
 
 from ..base import register
-from ..core.boxes import row_overlaps, rows_overlap
+from ..core.boxes import XMAX, XMIN, YMAX, YMIN, row_overlaps, rows_overlap
 from ..core.jit import njit
 from ..core.params import check_number, check_optional
 from ..geometry import as_boxes
 from .cell_size import DEFAULT_MAX_CELLS, cells_across
-from .grid_cells import XMAX, XMIN, YMAX, YMIN, cell_counts, cell_of_centre, cell_span
+from .grid_cells import cell_counts, cell_of_centre, cell_span
 from .slot_lists import grown_slots, scan_slot_list, unlink_slot
 from .uniform_grid import FixedGrid
 

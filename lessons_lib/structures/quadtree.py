@@ -1,11 +1,18 @@
-"""The compact quadtree behind the common interface: :class:`Quadtree`, with its query, pairs and cleanup.
+"""The compact quadtree behind the common interface: :class:`Quadtree`, with its cleanup, pairs and query.
 
 Lesson 05: a quadtree of 8-byte nodes, no stored rectangles, linked index lists and free
-lists. The data layout and the kernels that change the tree (insert and split
-with the rules that decide a split, remove, update: sections 1 to 5 of the
-lesson) are in :mod:`~lessons_lib.structures.quadtree_changes`; here are the
-kernels that read the tree (query; pairs, section 7), the deferred cleanup
-(section 4) and the class.
+lists. The data layout (lesson 05, sections 1 to 3) and the kernels that change
+the tree (insert and split, lesson 04 sections 1, 2, 3 and 7; remove, lesson 05
+section 4; update, section 5) are in
+:mod:`~lessons_lib.structures.quadtree_changes`. Here, in the lesson's order:
+
+* the deferred cleanup, the second half of lesson 05's section 4 ("Remove,
+  then deferred cleanup") and its exercise 2 (section 9);
+* pairs, section 7 ("All pairs, leaf by leaf");
+* query, which lesson 05 does not teach again (lesson 04, section 4, "Queries:
+  descend only where the box goes"), and pairs by one query per element, the
+  other way of section 7 (timed in its appendix E);
+* the class.
 
 Why the result is exact
 -----------------------
@@ -23,11 +30,13 @@ Operations
   never the root. The tree follows where the
   elements are now, not everywhere they have been: memory stays flat. While
   the leaves hold more than two element nodes per element (copies dominate),
-  cleanup also merges, bottom-up in one call, every quartet whose merged leaf
-  the rules would keep whole: inserts never merge, so boxes that came to
-  cover a region split earlier for small ones are copied into every leaf
-  there until a cleanup (a bulk load does the same at its end).
+  a cleanup is instead :func:`merge_bottom_up`: children first, in one call,
+  it also merges every quartet whose merged leaf the split rules would keep
+  whole. Inserts never merge, so boxes that came to cover a region split
+  earlier for small ones are copied into every leaf there until a cleanup
+  (a bulk load does the same at its end).
 * pairs: walk the leaves in tree order and test the pairs inside each leaf.
+* query: the leaves the query's cell range overlaps, each element once.
 
 References
 ----------
@@ -54,46 +63,144 @@ from .quad_nodes import (BRANCH, COUNT, FIRST, ROW_COUNT, ROW_DEPTH, ROW_NODE, Q
                          put_children, take)
 from .quadtree_changes import cells_changed, insert_slots, merged_stays_whole, remove, resplit, update
 
-__all__ = ["Quadtree", "query", "leaf_pairs", "pairs", "cleanup", "merge", "pairs_by_queries"]
+__all__ = ["Quadtree", "cleanup", "merge_bottom_up", "merge", "leaf_pairs", "pairs", "query", "pairs_by_queries"]
 
 
 # ==========================================================================
-# Query
+# Cleanup: merge under-full quartets, one level per call (lesson 05, section 4)
 # ==========================================================================
 @njit
-def query(tree, cells, boxes, q0, q1, q2, q3, seen):
-    """Slots whose boxes meet the closed box ``q``, each once (``(m,)`` int64).
+def cleanup(tree, cells, capacity, boxes, limit, n_elements, seen):
+    """Merge each branch whose four children are leaves holding at most ``limit`` element nodes together,
+    one level per call; while copies dominate, :func:`merge_bottom_up` instead.
 
-    ``seen`` is the bitset of marks (all zero): an element lying in several of
-    the leaves reached is reported the first time and marked; the marks are
-    cleared before returning.
+    Lesson 05, section 4, and its exercise 2 (``cleanup_pass``, where
+    ``limit`` is 0: empty quartets only). Parents are visited before
+    children, so a branch that becomes mergeable because its children merged
+    waits for the next call (one level per call); the root is never freed.
+    While the leaves hold more than two element nodes per element
+    (``n_elements`` live), the call is :func:`merge_bottom_up` instead,
+    which merges a whole overgrown subtree at once. Returns the number of
+    blocks of four freed.
     """
-    nodes, _, enodes, _ = tree
+    nodes, nmeta = tree[0], tree[1]
     max_depth = cells[4]
-    cx0, cy0, cx1, cy1 = cell_box(cells, q0, q1, q2, q3)
-    stack = np.empty((3 * max_depth + 1, 5), dtype=np.int64)
-    leaves, k = leaves_overlapping(nodes, max_depth, cx0, cy0, cx1, cy1, stack, np.empty((16, 5), dtype=np.int64))
-    out = np.empty(16, dtype=np.int64)
-    m = 0
-    for i in range(k):
-        it = nodes[leaves[i, ROW_NODE], FIRST]
+    if nodes[0, COUNT] != BRANCH:
+        return 0
+    held = 0
+    for i in range(nmeta[USED]):
+        held += max(nodes[i, COUNT], 0)
+    if held > 2 * n_elements:  # copies dominate
+        return merge_bottom_up(tree, cells, capacity, boxes, limit, seen)
+    stack = np.empty((4 * max_depth + 5, 5), dtype=np.int64)
+    put(stack, 0, 0, 0, 0, 0, 0)
+    top, freed = 1, 0
+    while top > 0:  # parents before children: one level per call
+        top -= 1
+        node, depth, lx, ly, _ = take(stack, top)
+        first = nodes[node, FIRST]
+        top = _push_branch_children(nodes, max_depth, stack, top, first, depth, lx, ly)
+        leaves, total = _leaf_children(nodes, first)
+        if leaves == 4 and total <= limit:
+            merge(tree, node, seen)
+            freed += 1
+    return freed
+
+
+@njit
+def merge_bottom_up(tree, cells, capacity, boxes, limit, seen):
+    """Merge, children first and all in one call, every quartet of leaves that holds at most ``limit`` element
+    nodes together or whose merged leaf the split rules would keep whole (:func:`merged_stays_whole`).
+
+    What :func:`cleanup` does instead of its one level while copies dominate
+    (more than two element nodes per element). Inserts never merge, so boxes
+    that came to cover a region split earlier for small ones are copied into
+    every leaf there; this pass undoes the splits that the elements present
+    now would not have made, a whole overgrown subtree at once (a bulk load
+    runs it too, at its end). Returns the number of blocks of four freed.
+    """
+    nodes, max_depth = tree[0], cells[4]
+    if nodes[0, COUNT] != BRANCH:
+        return 0
+    stack = np.empty((4 * max_depth + 5, 5), dtype=np.int64)
+    put(stack, 0, 0, 0, 0, 0, 0)
+    top, freed = 1, 0
+    while top > 0:
+        top -= 1
+        node, depth, lx, ly, after = take(stack, top)
+        first = nodes[node, FIRST]
+        if after == 0:  # first visit: come back to it after its children (post-order)
+            put(stack, top, node, depth, lx, ly, 1)
+            top = _push_branch_children(nodes, max_depth, stack, top + 1, first, depth, lx, ly)
+            continue
+        leaves, total = _leaf_children(nodes, first)
+        if leaves == 4 and (total <= limit or merged_stays_whole(tree, cells, boxes, first, depth, lx, ly, capacity,
+                                                                 seen)):
+            merge(tree, node, seen)
+            freed += 1
+    return freed
+
+
+@njit(inline="always")
+def _push_branch_children(nodes, max_depth, stack, top, first, depth, lx, ly):
+    """Push each of the four children at ``first`` that is a branch (its parent at depth ``depth``, corner
+    ``(lx, ly)``) on ``stack``, in order TL, TR, BL, BR; returns the new ``top``."""
+    half = (1 << (max_depth - depth)) >> 1
+    for j in range(4):
+        if nodes[first + j, COUNT] == BRANCH:
+            cx, cy = child_corner(j, lx, ly, half)
+            put(stack, top, first + j, depth + 1, cx, cy, 0)
+            top += 1
+    return top
+
+
+@njit(inline="always")
+def _leaf_children(nodes, first):
+    """How many of the four children at ``first`` are leaves, and the element nodes those leaves hold."""
+    leaves, total = 0, 0
+    for j in range(4):
+        count = nodes[first + j, COUNT]
+        if count != BRANCH:
+            leaves += 1
+            total += count
+    return leaves, total
+
+
+@njit
+def merge(tree, node, seen):
+    """Branch ``node`` (four leaf children) becomes a leaf holding their elements, each once.
+
+    Duplicate element nodes (an element in several children) are freed; the
+    children go back to the free list as one block. ``seen`` (all zero) marks
+    the elements met; the marks are cleared before returning.
+    """
+    nodes, nmeta, enodes, emeta = tree
+    first = nodes[node, FIRST]
+    head, count = -1, 0
+    for j in range(4):
+        it = nodes[first + j, FIRST]
         while it != -1:
+            nxt = enodes[it, NEXT]
             e = enodes[it, ELEMENT]
-            bit = 1 << (e & 7)
-            if (seen[e >> 3] & bit) == 0 and row_overlaps(boxes, e, q0, q1, q2, q3):
-                seen[e >> 3] |= bit
-                if m == out.shape[0]:
-                    out = grow(out, m)
-                out[m] = e
-                m += 1
-            it = enodes[it, NEXT]
-    for i in range(m):  # every set bit belongs to a reported slot: clearing whole bytes is enough
-        seen[out[i] >> 3] = 0
-    return out[:m].copy()
+            if seen[e >> 3] & (1 << (e & 7)):
+                fl_erase(enodes, emeta, it)
+            else:
+                seen[e >> 3] |= 1 << (e & 7)
+                enodes[it, NEXT] = head
+                head = it
+                count += 1
+            it = nxt
+    it = head
+    while it != -1:
+        seen[enodes[it, ELEMENT] >> 3] = 0
+        it = enodes[it, NEXT]
+    fl_erase_block(nodes, nmeta, first, 4)
+    nodes[node, FIRST] = head
+    nodes[node, COUNT] = count
 
 
 # ==========================================================================
-# Pairs: leaf by leaf
+# Pairs: leaf by leaf (lesson 05, section 7)
 # ==========================================================================
 @njit
 def leaf_pairs(tree, cells, boxes, stack, g, gs, gc, out):
@@ -173,100 +280,42 @@ def pairs(tree, cells, boxes):
 
 
 # ==========================================================================
-# Cleanup: merge under-full quartets, one level per call
+# Query (lesson 04, section 4: descend only where the box goes)
 # ==========================================================================
 @njit
-def cleanup(tree, cells, capacity, boxes, limit, n_elements, seen):
-    """Merge each branch whose four children are leaves holding at most ``limit`` element nodes together;
-    and, while the tree holds more than two element nodes per element (``n_elements`` live), each whose
-    merged leaf the rules would keep whole (:func:`merged_stays_whole`).
+def query(tree, cells, boxes, q0, q1, q2, q3, seen):
+    """Slots whose boxes meet the closed box ``q``, each once (``(m,)`` int64).
 
-    The second kind undoes splits that the elements present now would not
-    have made: boxes that came to cover a region split for the small ones
-    once there are copied into every leaf of it. Parents are visited before
-    children, so a branch that becomes mergeable because its children merged
-    waits for the next call (one level per call); while copies dominate,
-    children are visited first, so that an overgrown subtree merges in one
-    call. Returns the number of blocks of four freed.
+    ``seen`` is the bitset of marks (all zero): an element lying in several of
+    the leaves reached is reported the first time and marked; the marks are
+    cleared before returning.
     """
-    nodes, nmeta = tree[0], tree[1]
+    nodes, _, enodes, _ = tree
     max_depth = cells[4]
-    if nodes[0, COUNT] != BRANCH:
-        return 0
-    held = 0
-    for i in range(nmeta[USED]):
-        held += max(nodes[i, COUNT], 0)
-    thorough = held > 2 * n_elements
-    stack = np.empty((4 * max_depth + 5, 5), dtype=np.int64)
-    put(stack, 0, 0, 0, 0, 0, 0)
-    top, freed = 1, 0
-    while top > 0:
-        top -= 1
-        node, depth, lx, ly, after = take(stack, top)
-        first = nodes[node, FIRST]
-        half = (1 << (max_depth - depth)) >> 1
-        if thorough and after == 0:  # children first (post-order): a whole overgrown subtree merges in one call
-            put(stack, top, node, depth, lx, ly, 1)
-            top += 1
-            for j in range(4):
-                if nodes[first + j, COUNT] == BRANCH:
-                    cx, cy = child_corner(j, lx, ly, half)
-                    put(stack, top, first + j, depth + 1, cx, cy, 0)
-                    top += 1
-            continue
-        leaves, total = 0, 0
-        for j in range(4):
-            count = nodes[first + j, COUNT]
-            if count == BRANCH:
-                if not thorough:
-                    cx, cy = child_corner(j, lx, ly, half)
-                    put(stack, top, first + j, depth + 1, cx, cy, 0)
-                    top += 1
-            else:
-                leaves += 1
-                total += count
-        if leaves == 4 and (total <= limit or (thorough and merged_stays_whole(tree, cells, boxes, first, depth, lx,
-                                                                              ly, capacity, seen))):
-            merge(tree, node, seen)
-            freed += 1
-    return freed
-
-
-@njit
-def merge(tree, node, seen):
-    """Branch ``node`` (four leaf children) becomes a leaf holding their elements, each once.
-
-    Duplicate element nodes (an element in several children) are freed; the
-    children go back to the free list as one block. ``seen`` (all zero) marks
-    the elements met; the marks are cleared before returning.
-    """
-    nodes, nmeta, enodes, emeta = tree
-    first = nodes[node, FIRST]
-    head, count = -1, 0
-    for j in range(4):
-        it = nodes[first + j, FIRST]
+    cx0, cy0, cx1, cy1 = cell_box(cells, q0, q1, q2, q3)
+    stack = np.empty((3 * max_depth + 1, 5), dtype=np.int64)
+    leaves, k = leaves_overlapping(nodes, max_depth, cx0, cy0, cx1, cy1, stack, np.empty((16, 5), dtype=np.int64))
+    out = np.empty(16, dtype=np.int64)
+    m = 0
+    for i in range(k):
+        it = nodes[leaves[i, ROW_NODE], FIRST]
         while it != -1:
-            nxt = enodes[it, NEXT]
             e = enodes[it, ELEMENT]
-            if seen[e >> 3] & (1 << (e & 7)):
-                fl_erase(enodes, emeta, it)
-            else:
-                seen[e >> 3] |= 1 << (e & 7)
-                enodes[it, NEXT] = head
-                head = it
-                count += 1
-            it = nxt
-    it = head
-    while it != -1:
-        seen[enodes[it, ELEMENT] >> 3] = 0
-        it = enodes[it, NEXT]
-    fl_erase_block(nodes, nmeta, first, 4)
-    nodes[node, FIRST] = head
-    nodes[node, COUNT] = count
+            bit = 1 << (e & 7)
+            if (seen[e >> 3] & bit) == 0 and row_overlaps(boxes, e, q0, q1, q2, q3):
+                seen[e >> 3] |= bit
+                if m == out.shape[0]:
+                    out = grow(out, m)
+                out[m] = e
+                m += 1
+            it = enodes[it, NEXT]
+    for i in range(m):  # every set bit belongs to a reported slot: clearing whole bytes is enough
+        seen[out[i] >> 3] = 0
+    return out[:m].copy()
 
 
 # ==========================================================================
-# Lesson 05's comparison: pairs by one query per element
+# Lesson 05's comparison: pairs by one query per element (section 7, appendix E)
 # ==========================================================================
 @njit
 def pairs_by_queries(tree, cells, boxes, order, seen):
@@ -408,8 +457,8 @@ class Quadtree(QuadNodes, BroadPhase):
         When copies dominate (more than two element nodes per element), the
         quartets that the whole set would not have split (the first boxes
         inserted split leaves the later ones cover) are merged, as
-        :meth:`cleanup` does, until none is left. The arrays are trimmed to
-        what is used.
+        :meth:`cleanup` does then (:func:`merge_bottom_up`), until none is
+        left. The arrays are trimmed to what is used.
         """
         slots = morton_order(np.asarray(slots, dtype=np.int64), self.elements.boxes, self._cells)
         self._keep(insert_slots(self.tree, self._cells, self.capacity, self.elements.boxes, slots))
@@ -455,7 +504,8 @@ class Quadtree(QuadNodes, BroadPhase):
         self.last_freed_blocks = self._cleanup_pass()
 
     def _cleanup_pass(self) -> int:
-        """One level of :func:`cleanup`; returns the blocks of four freed."""
+        """One call of :func:`cleanup` (one level, or :func:`merge_bottom_up` while copies dominate); returns the
+        blocks of four freed."""
         return int(cleanup(self.tree, self._cells, self.capacity, self.elements.boxes, self.merge_limit, len(self),
                            self._marks()))
 

@@ -1,10 +1,27 @@
 """The compact quadtree's layout and how it changes: insert and split (with the rules), remove, update.
 
-Lesson 05, sections 1 to 5: the data layout of
-:class:`~lessons_lib.structures.quadtree.Quadtree` and the kernels that change
-its tree as elements come, go and move. The kernels that read the tree (query,
-pairs) and tidy it (cleanup), and the class behind the common interface, are in
-:mod:`~lessons_lib.structures.quadtree`. The lesson rebuilds the quadtree of
+The data layout of :class:`~lessons_lib.structures.quadtree.Quadtree` and the
+kernels that change its tree as elements come, go and move, each where a
+lesson teaches it:
+
+* the layout: lesson 05, section 1 ("The layout, field by field"), with the
+  integer cells of section 2 ("Why no rectangles in the nodes"; the cell
+  frame is in :mod:`~lessons_lib.structures.quad_nodes`) and the free lists of
+  section 3 ("Free lists", in :mod:`lessons_lib.core.freelist`);
+* insert and split: lesson 04, section 1 ("Subdivision by capacity"), section
+  2 (a box goes into every leaf it touches) and section 7 (exercise 2, the
+  split); lesson 05 has no section of its own for them, it stores the same
+  steps in flat arrays. The rule *split only if it separates* is lesson 04's
+  section 3 ("Why a maximum depth, and three answers to big boxes"); the rule
+  *split only if it thins* is this library's own, taught in no lesson;
+* remove: lesson 05, section 4 ("Remove, then deferred cleanup"), its first
+  half (the cleanup is in :mod:`~lessons_lib.structures.quadtree`);
+* update: lesson 05, section 5 ("Moving: skip the work when the leaves do not
+  change").
+
+The kernels that tidy the tree (cleanup, lesson 05 section 4) and read it
+(pairs, section 7; query), and the class behind the common interface, are in
+:mod:`~lessons_lib.structures.quadtree`. Lesson 05 rebuilds the quadtree of
 lesson 04 (:mod:`lessons_lib.structures.naive_quadtree`) the way the quadtree
 answer set [SO-quadtree] does it, so that 100,000 moving elements fit a frame
 budget: flat numpy arrays of ints, small numba kernels.
@@ -68,11 +85,12 @@ Operations
 * descents (query, remove, insert, update) first walk down the single path
   while the box lies inside one child, then branch out where it straddles.
 
-:func:`insert` is a resumable work list: it stops when an array is full,
-for the caller to grow that array and call again. :func:`insert_tasks` (with
-:func:`insert_slot` and :func:`insert_slots`, at the end of this module) is the
-one helper that grows and resumes it: the bulk load, :func:`resplit` and
-:func:`update` reach :func:`insert` only through it.
+:func:`insert` (one element) and :func:`insert_slots` (a bulk load) run a
+work list, :func:`run_insert_tasks`, which stops when an array is full, for
+the caller to grow that array and call again. :func:`run_insert_tasks_to_end`
+(in the last section of this module) is the one helper that grows the arrays and
+resumes it: :func:`insert`, :func:`resplit` and :func:`update` reach
+:func:`run_insert_tasks` only through it.
 
 References
 ----------
@@ -93,17 +111,43 @@ from .quad_nodes import (BL, BR, BRANCH, COUNT, FIRST, ROW_DEPTH, ROW_LX, ROW_LY
                          child_corner, leaves_overlapping, narrowest_node, put, put_children, take)
 
 __all__ = [
-    "insert", "split", "merged_stays_whole", "remove", "resplit", "cells_changed", "update", "insert_slot",
-    "insert_tasks", "insert_slots",
+    "insert", "insert_slots", "run_insert_tasks", "split", "merged_stays_whole", "remove", "resplit",
+    "cells_changed", "update", "run_insert_tasks_to_end",
 ]
 
-#: Why :func:`insert` stopped: done, or which array is full (the caller grows it and resumes).
+#: Why :func:`run_insert_tasks` stopped: done, or which array is full (the caller grows it and resumes).
 DONE, NEED_TASKS, NEED_ENODES, NEED_NODES = 0, 1, 2, 3
 
+# ==========================================================================
+# Insert and split (lesson 04, sections 1, 2 and 7)
+# ==========================================================================
+@njit(inline="always")
+def insert(tree, cells, capacity, boxes, slot, tasks):
+    """Insert element ``slot`` (its box is ``boxes[slot]``) into every leaf its cell range overlaps.
 
-# ==========================================================================
-# Insert and split
-# ==========================================================================
+    Lesson 04, sections 1 and 2: from the root down into every child the box
+    touches; a leaf over ``capacity`` splits if the rules say so. The descent
+    starts at the deepest node that holds the whole range
+    (:func:`~lessons_lib.structures.quad_nodes.narrowest_node`), as one task
+    of the work list :func:`run_insert_tasks`, run to the end by
+    :func:`run_insert_tasks_to_end` (which grows whatever array is full).
+    Returns ``(tree, tasks)``: the arrays may be grown copies.
+    """
+    cx0, cy0, cx1, cy1 = cell_box(cells, boxes[slot, XMIN], boxes[slot, YMIN], boxes[slot, XMAX], boxes[slot, YMAX])
+    node, depth, lx, ly = narrowest_node(tree[0], cells[4], cx0, cy0, cx1, cy1)  # the root's task, walked down
+    put(tasks, 0, node, depth, lx, ly, slot)
+    return run_insert_tasks_to_end(tree, cells, capacity, boxes, tasks, 1)
+
+
+@njit
+def insert_slots(tree, cells, capacity, boxes, slots):
+    """Insert each of ``slots`` in turn (a bulk load). Returns the tree (its arrays may be grown copies)."""
+    tasks = np.empty((64, 5), dtype=np.int64)
+    for k in range(slots.shape[0]):
+        tree, tasks = insert(tree, cells, capacity, boxes, slots[k], tasks)
+    return tree
+
+
 #: The element column of a task that only asks "does this leaf split now?": a split pushes one per child,
 #: below its elements' tasks, so that each child is judged once, with all it received.
 CHECK = -1
@@ -116,8 +160,8 @@ def _quiet(e):
 
 
 @njit
-def insert(tree, cells, capacity, boxes, tasks, top):
-    """Run the insert work list ``tasks[:top]`` until it is empty or an array is full.
+def run_insert_tasks(tree, cells, capacity, boxes, tasks, top):
+    """Run the insert work list ``tasks[:top]`` until it is empty or an array is full: the descent of :func:`insert`.
 
     A task ``(node, depth, lx, ly, element)`` means "put this element into
     every leaf under this node that its cell range overlaps". A branch
@@ -194,6 +238,9 @@ def split(tree, node, depth, lx, ly, max_depth, tasks, top):
     return top
 
 
+# ==========================================================================
+# The split rules: split only if it separates (lesson 04, section 3), split only if it thins
+# ==========================================================================
 @njit
 def _split_pays(tree, cells, boxes, node, depth, lx, ly, capacity):
     """Do the rules split the over-full leaf ``node``? One pass over its list.
@@ -248,6 +295,13 @@ def _tally(covering, copies, lx, ly, size, r0, r1, r2, r3):
     return covering, copies
 
 
+@njit(inline="always")
+def _range_in_leaf(cells, boxes, e, lx, ly, size):
+    """The cell range of ``boxes[e]`` clipped to the node at ``(lx, ly)`` of ``size`` cells."""
+    cx0, cy0, cx1, cy1 = cell_box(cells, boxes[e, XMIN], boxes[e, YMIN], boxes[e, XMAX], boxes[e, YMAX])
+    return max(cx0, lx), max(cy0, ly), min(cx1, lx + size - 1), min(cy1, ly + size - 1)
+
+
 @njit
 def merged_stays_whole(tree, cells, boxes, first, depth, lx, ly, capacity, seen):
     """Would the leaf made by merging the four leaves at ``first`` be one the rules keep whole?
@@ -260,6 +314,11 @@ def merged_stays_whole(tree, cells, boxes, first, depth, lx, ly, capacity, seen)
     every child: only the smallest child's list needs its cell ranges. Cheap
     bounds on the counts settle most quartets without reading a list.
     ``seen`` (all zero) marks the elements met; cleared before returning.
+
+    Asked only by the cleanup of :mod:`~lessons_lib.structures.quadtree`
+    (:func:`~lessons_lib.structures.quadtree.merge_bottom_up`); it stays here,
+    beside the rules, because it shares their private helpers
+    (:func:`_tally`, :func:`_range_in_leaf`).
     """
     nodes, _, enodes, _ = tree
     total, most, least, j_least = 0, 0, 1 << 62, 0
@@ -325,43 +384,8 @@ def merged_stays_whole(tree, cells, boxes, first, depth, lx, ly, capacity, seen)
     return 2 * covering >= n or not separates
 
 
-@njit(inline="always")
-def _range_in_leaf(cells, boxes, e, lx, ly, size):
-    """The cell range of ``boxes[e]`` clipped to the node at ``(lx, ly)`` of ``size`` cells."""
-    cx0, cy0, cx1, cy1 = cell_box(cells, boxes[e, XMIN], boxes[e, YMIN], boxes[e, XMAX], boxes[e, YMAX])
-    return max(cx0, lx), max(cy0, ly), min(cx1, lx + size - 1), min(cy1, ly + size - 1)
-
-
-@njit(inline="always")
-def _room_to_push(tree, tasks, t, node, depth, capacity, max_depth, judged):
-    """``DONE`` if there is room to push one element node on leaf ``node`` and (``judged``) split it.
-
-    Else what to grow (``NEED_...``).
-    """
-    nodes, nmeta, enodes, emeta = tree
-    if emeta[HEAD] == -1 and emeta[USED] >= enodes.shape[0]:
-        return NEED_ENODES
-    if judged and nodes[node, COUNT] + 1 > capacity and depth < max_depth:
-        if nmeta[HEAD] == -1 and nmeta[USED] + 4 > nodes.shape[0]:
-            return NEED_NODES
-        if t + nodes[node, COUNT] + 5 > tasks.shape[0]:
-            return NEED_TASKS
-    return DONE
-
-
-@njit(inline="always")
-def _room_to_split(tree, tasks, t, node):
-    """``DONE`` if there is room to split leaf ``node`` with the work list at ``t``, else what to grow."""
-    nodes, nmeta = tree[0], tree[1]
-    if nmeta[HEAD] == -1 and nmeta[USED] + 4 > nodes.shape[0]:
-        return NEED_NODES
-    if t + nodes[node, COUNT] + 4 > tasks.shape[0]:
-        return NEED_TASKS
-    return DONE
-
-
 # ==========================================================================
-# Remove
+# Remove (lesson 05, section 4)
 # ==========================================================================
 @njit
 def remove(tree, cells, slot, b0, b1, b2, b3, stack, leaves):
@@ -394,12 +418,12 @@ def resplit(tree, cells, capacity, boxes, leaves, k, tasks):
         if tree[0][node, COUNT] <= capacity or depth >= max_depth:
             continue
         put(tasks, 0, node, depth, leaves[i, ROW_LX], leaves[i, ROW_LY], CHECK)
-        tree, tasks = insert_tasks(tree, cells, capacity, boxes, tasks, 1)
+        tree, tasks = run_insert_tasks_to_end(tree, cells, capacity, boxes, tasks, 1)
     return tree, tasks
 
 
 # ==========================================================================
-# Update: remove, move, re-insert (skipped when the leaves stay the same)
+# Update: remove, move, re-insert, skipped when the leaves stay the same (lesson 05, section 5)
 # ==========================================================================
 @njit
 def cells_changed(cells, boxes, slots, old):
@@ -439,12 +463,11 @@ def update(tree, cells, capacity, boxes, slots, old, changed, tasks):
     leaves is skipped, unless one of them is over capacity (its range there
     may decide whether that leaf splits); every other one is unlinked from
     its old leaves (no split happens while removing, so the leaves stay
-    put), and its new leaves are kept as insert tasks. Pass 2 runs those tasks element by element, in tree order: the
-    insert starts at the new leaves instead of the root (a leaf split by an
-    earlier element meanwhile is a branch by then, and the task routes the
-    element to its children). Last, the over-full leaves that elements left
-    are offered to :func:`resplit`, once every element sits where its box
-    is. Returns ``(tree, tasks, moved)``.
+    put), and its new leaves are kept as insert tasks
+    (:func:`_keep_new_leaves`). Pass 2 inserts the moved elements from their
+    new leaves (:func:`_insert_from_new_leaves`). Last, the over-full leaves
+    that elements left are offered to :func:`resplit`, once every element
+    sits where its box is. Returns ``(tree, tasks, moved)``.
     """
     nodes, max_depth = tree[0], cells[4]
     stack = np.empty((3 * max_depth + 1, 5), dtype=np.int64)
@@ -473,16 +496,11 @@ def update(tree, cells, capacity, boxes, slots, old, changed, tasks):
                     break
             if same:
                 continue
-            if m + kl > todo.shape[0]:
-                todo = grow(todo, m, m + kl)
             for j in range(kl):
-                node, depth, lx, ly = before[j, ROW_NODE], before[j, ROW_DEPTH], before[j, ROW_LX], before[j, ROW_LY]
-                if _leaf_meets(max_depth, depth, lx, ly, a0, a1, a2, a3):
-                    unlink(tree, node, s)
+                if _leaf_meets(max_depth, before[j, ROW_DEPTH], before[j, ROW_LX], before[j, ROW_LY], a0, a1, a2, a3):
+                    unlink(tree, before[j, ROW_NODE], s)
                     left, nleft = _keep_over_full(nodes, capacity, max_depth, before, j, left, nleft)
-                if _leaf_meets(max_depth, depth, lx, ly, b0, b1, b2, b3):
-                    put(todo, m, node, depth, lx, ly, s)
-                    m += 1
+            todo, m = _keep_new_leaves(todo, m, before, kl, s, max_depth, b0, b1, b2, b3)
         else:
             before, ka = leaves_overlapping(nodes, max_depth, a0, a1, a2, a3, stack, before)
             after, kb = leaves_overlapping(nodes, max_depth, b0, b1, b2, b3, stack, after)
@@ -498,20 +516,10 @@ def update(tree, cells, capacity, boxes, slots, old, changed, tasks):
             for j in range(ka):
                 unlink(tree, before[j, ROW_NODE], s)
                 left, nleft = _keep_over_full(nodes, capacity, max_depth, before, j, left, nleft)
-            if m + kb > todo.shape[0]:
-                todo = grow(todo, m, m + kb)
-            for j in range(kb):
-                put(todo, m, after[j, ROW_NODE], after[j, ROW_DEPTH], after[j, ROW_LX], after[j, ROW_LY], s)
-                m += 1
+            todo, m = _keep_new_leaves(todo, m, after, kb, s, max_depth, b0, b1, b2, b3)
         moved += 1
         start[moved] = m
-    for i in range(moved):
-        lo, hi = start[i], start[i + 1]
-        if hi - lo > tasks.shape[0]:
-            tasks = grow(tasks, 0, hi - lo)
-        for j in range(hi - lo):  # reversed, so that the leaves pop in tree order
-            tasks[j, :] = todo[hi - 1 - j, :]
-        tree, tasks = insert_tasks(tree, cells, capacity, boxes, tasks, hi - lo)
+    tree, tasks = _insert_from_new_leaves(tree, cells, capacity, boxes, todo, start, moved, tasks)
     tree, tasks = resplit(tree, cells, capacity, boxes, left, nleft, tasks)
     return tree, tasks, moved
 
@@ -527,29 +535,51 @@ def _keep_over_full(nodes, capacity, max_depth, rows, j, left, nleft):
     return left, nleft
 
 
+@njit(inline="always")
+def _keep_new_leaves(todo, m, rows, k, s, max_depth, b0, b1, b2, b3):
+    """Append to ``todo[:m]`` an insert task for slot ``s`` on each leaf of ``rows[:k]`` that the cell range ``b``
+    overlaps (its new leaves), growing ``todo`` first. Returns ``(todo, m)``."""
+    if m + k > todo.shape[0]:
+        todo = grow(todo, m, m + k)
+    for j in range(k):
+        depth, lx, ly = rows[j, ROW_DEPTH], rows[j, ROW_LX], rows[j, ROW_LY]
+        if _leaf_meets(max_depth, depth, lx, ly, b0, b1, b2, b3):
+            put(todo, m, rows[j, ROW_NODE], depth, lx, ly, s)
+            m += 1
+    return todo, m
+
+
+@njit(inline="always")
+def _insert_from_new_leaves(tree, cells, capacity, boxes, todo, start, moved, tasks):
+    """Insert each of the ``moved`` elements from its new leaves, in turn: element ``i``'s tasks are
+    ``todo[start[i]:start[i + 1]]``.
+
+    The insert starts at those leaves instead of the root (a leaf split by an
+    earlier element meanwhile is a branch by then, and the task routes the
+    element to its children). Returns ``(tree, tasks)``: the arrays may be
+    grown copies.
+    """
+    for i in range(moved):
+        lo, hi = start[i], start[i + 1]
+        if hi - lo > tasks.shape[0]:
+            tasks = grow(tasks, 0, hi - lo)
+        for j in range(hi - lo):  # reversed, so that the leaves pop in tree order
+            tasks[j, :] = todo[hi - 1 - j, :]
+        tree, tasks = run_insert_tasks_to_end(tree, cells, capacity, boxes, tasks, hi - lo)
+    return tree, tasks
+
+
 # ==========================================================================
 # Growth and resume: the plumbing around insert
 # ==========================================================================
 @njit(inline="always")
-def insert_slot(tree, cells, capacity, boxes, slot, tasks):
-    """Insert element ``slot`` (its box is ``boxes[slot]``), growing whatever :func:`insert` finds full.
-
-    Returns ``(tree, tasks)``: the arrays may be grown copies.
-    """
-    cx0, cy0, cx1, cy1 = cell_box(cells, boxes[slot, XMIN], boxes[slot, YMIN], boxes[slot, XMAX], boxes[slot, YMAX])
-    node, depth, lx, ly = narrowest_node(tree[0], cells[4], cx0, cy0, cx1, cy1)  # the root's task, walked down
-    put(tasks, 0, node, depth, lx, ly, slot)
-    return insert_tasks(tree, cells, capacity, boxes, tasks, 1)
-
-
-@njit(inline="always")
-def insert_tasks(tree, cells, capacity, boxes, tasks, top):
-    """Run the insert work list ``tasks[:top]`` to the end, growing whatever :func:`insert` finds full.
+def run_insert_tasks_to_end(tree, cells, capacity, boxes, tasks, top):
+    """Run the insert work list ``tasks[:top]`` to the end, growing whatever :func:`run_insert_tasks` finds full.
 
     Returns ``(tree, tasks)``: the arrays may be grown copies.
     """
     while True:
-        top, need = insert(tree, cells, capacity, boxes, tasks, top)
+        top, need = run_insert_tasks(tree, cells, capacity, boxes, tasks, top)
         if need == DONE:
             return tree, tasks
         nodes, nmeta, enodes, emeta = tree
@@ -562,10 +592,29 @@ def insert_tasks(tree, cells, capacity, boxes, tasks, top):
         tree = (nodes, nmeta, enodes, emeta)
 
 
-@njit
-def insert_slots(tree, cells, capacity, boxes, slots):
-    """Insert each of ``slots`` in turn (a bulk load). Returns the tree (its arrays may be grown copies)."""
-    tasks = np.empty((64, 5), dtype=np.int64)
-    for k in range(slots.shape[0]):
-        tree, tasks = insert_slot(tree, cells, capacity, boxes, slots[k], tasks)
-    return tree
+@njit(inline="always")
+def _room_to_push(tree, tasks, t, node, depth, capacity, max_depth, judged):
+    """``DONE`` if there is room to push one element node on leaf ``node`` and (``judged``) split it.
+
+    Else what to grow (``NEED_...``).
+    """
+    nodes, nmeta, enodes, emeta = tree
+    if emeta[HEAD] == -1 and emeta[USED] >= enodes.shape[0]:
+        return NEED_ENODES
+    if judged and nodes[node, COUNT] + 1 > capacity and depth < max_depth:
+        if nmeta[HEAD] == -1 and nmeta[USED] + 4 > nodes.shape[0]:
+            return NEED_NODES
+        if t + nodes[node, COUNT] + 5 > tasks.shape[0]:
+            return NEED_TASKS
+    return DONE
+
+
+@njit(inline="always")
+def _room_to_split(tree, tasks, t, node):
+    """``DONE`` if there is room to split leaf ``node`` with the work list at ``t``, else what to grow."""
+    nodes, nmeta = tree[0], tree[1]
+    if nmeta[HEAD] == -1 and nmeta[USED] + 4 > nodes.shape[0]:
+        return NEED_NODES
+    if t + nodes[node, COUNT] + 4 > tasks.shape[0]:
+        return NEED_TASKS
+    return DONE

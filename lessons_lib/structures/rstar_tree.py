@@ -51,8 +51,7 @@ from .rtree import (
     tree_height,
 )
 from .rtree_nodes import (BOX, CHILD, COUNT, LEVEL, MAX_FAN_OUT, META, PARENT, ROOT, add_entry, alloc_node,
-                          entry_boxes, recompute_box, unit_boxes)
-from .rtree_split import box_area
+                          box_area, entry_boxes, recompute_box, unit_boxes)
 
 __all__ = [
     "RStarTree", "rstar_split", "LOG_COLS", "choose_subtree", "overlap_area",

@@ -11,18 +11,21 @@ The module reads like lesson 09 and the paper, one function per step:
 
 1. data layout: :class:`~lessons_lib.structures.rtree_nodes.NodeArrays` (shared with the
    other trees) plus ``leaf_of``, the leaf that holds each element slot;
-2. insert: :func:`choose_leaf` (least enlargement, ties: smaller area), add the
-   entry, enlarge the boxes on the way up, then :func:`adjust_tree`: split an
-   overfull node (:func:`split_node`) and carry the split upwards, growing a
-   new root when the root splits;
+2. insert (:func:`insert`): :func:`choose_leaf` (least enlargement, ties:
+   smaller area), add the entry, then :func:`adjust_tree`: widen the boxes on
+   the way up (:func:`enlarge_path`), split an overfull node
+   (:func:`split_node`) and carry the split upwards, growing a new root when
+   the root splits (:func:`grow_root`); the area kernels ChooseLeaf compares
+   (:func:`~lessons_lib.structures.rtree_nodes.enlarged_by`) are in the
+   scale-safe geometry of :mod:`~lessons_lib.structures.rtree_nodes`;
 3. SplitNode's heuristics, in :mod:`~lessons_lib.structures.rtree_split`:
-   ``"quadratic"`` (quadratic PickSeeds, then PickNext), ``"linear"`` (linear
-   PickSeeds, then entries in order) and ``"exhaustive"`` (every partition,
-   small ``M`` only); that module also holds the area kernels ChooseLeaf
-   compares (:func:`~lessons_lib.structures.rtree_split.enlarged_by`);
-4. remove: :func:`condense_tree` takes the entry out and dissolves underfull
-   nodes on the path to the root; their entries are inserted again at their
-   own level, and the tree is shortened while the root has one child;
+   ``"exhaustive"`` (every partition, small ``M`` only), ``"quadratic"``
+   (quadratic PickSeeds, then PickNext) and ``"linear"`` (linear PickSeeds,
+   then entries in order);
+4. remove (:func:`delete`): :func:`condense_tree` takes the entry out and
+   dissolves underfull nodes on the path to the root; their entries are
+   inserted again at their own level, and the tree is shortened while the
+   root has one child (:func:`shorten`);
 5. query and pairs: the shared pruned kernels of :mod:`lessons_lib.structures.rtree_search`.
 
 Kernels take the tree as one tuple ``(node arrays, leaf_of, element boxes)``
@@ -59,6 +62,8 @@ from .rtree_nodes import (
     NodeArrays,
     add_entry,
     alloc_node,
+    box_area,
+    enlarged_by,
     entry_boxes,
     fit_exponent,
     fit_rows,
@@ -69,16 +74,15 @@ from .rtree_nodes import (
 )
 from .rtree_quality import NodeViews, check_tree
 from .rtree_search import query_with_visits, tree_pairs
-from .rtree_split import EXHAUSTIVE_MAX, SPLITS, box_area, enlarged_by, split_groups
+from .rtree_split import EXHAUSTIVE_MAX, SPLITS, split_groups
 
 __all__ = [
     "RTree",
-    "LOG_COLS",
-    "enlargement",
-    "STAT_LOGGED", "STAT_REINSERTED", "apply_split", "children_on_unit_square",
-    "enlarge_path", "grow_root", "least_enlargement", "log_split", "needs_unit_square",
-    "nodes_left", "tree_height", "choose_leaf", "split_node",
-    "adjust_tree", "insert", "condense_tree", "shorten",
+    "insert", "enlargement", "choose_leaf", "least_enlargement", "needs_unit_square", "children_on_unit_square",
+    "adjust_tree", "enlarge_path", "split_node", "apply_split", "grow_root",
+    "LOG_COLS", "STAT_LOGGED", "STAT_REINSERTED", "log_split",
+    "delete", "condense_tree", "shorten",
+    "nodes_left", "tree_height",
 ]
 
 #: Columns of the split log (``RTree.last_splits``): level, node, new node, seed A box, seed B box.
@@ -90,7 +94,29 @@ ORPHAN_ENTRY, ORPHAN_LEVEL = 0, 1
 
 
 # --------------------------------------------------------------------------
-# ChooseLeaf
+# Insert: ChooseLeaf, add the entry, AdjustTree (lesson 09, section 2)
+# --------------------------------------------------------------------------
+@njit(inline="always")
+def insert(tr, entry, e, target_level, rule, rec):
+    """Guttman's Insert: ``entry`` (a slot when ``target_level == 0``, else a node) with box ``e`` into a node at ``target_level``.
+
+    ChooseLeaf (:func:`choose_leaf`), add the entry, then AdjustTree
+    (:func:`adjust_tree`), which widens the boxes on the path and splits
+    overfull nodes with SplitNode on the way up ([Guttman1984]). ``tr`` is
+    ``(node arrays, leaf_of, element boxes)``, ``e`` a ``(4,)`` float64 box,
+    ``rule`` ``(heuristic, M, m)``, ``rec`` the split log ``(log, stats)``;
+    the caller has reserved the nodes a split may take.
+    """
+    nd, leaf_of, eb = tr
+    if nd[META][ROOT] < 0:
+        nd[META][ROOT] = alloc_node(nd, 0)
+    v = choose_leaf(nd, e, target_level)
+    add_entry(nd, leaf_of, v, entry)
+    adjust_tree(tr, v, e, rule, rec)
+
+
+# --------------------------------------------------------------------------
+# ChooseLeaf: the child that needs the least enlargement, level by level
 # --------------------------------------------------------------------------
 def enlargement(box, entry) -> float:
     """Area by which ``box`` must grow to cover ``entry`` (both ``[xmin, ymin, xmax, ymax]``), in square units.
@@ -116,6 +142,28 @@ def enlargement(box, entry) -> float:
         return math.inf
 
 
+@njit
+def choose_leaf(nd, e, target_level):
+    """Guttman's ChooseLeaf: the node at ``target_level`` reached by least enlargement for ``e``.
+
+    From the root down, each level takes the child whose box needs the least
+    enlargement to cover ``e`` (ties: smaller area; :func:`least_enlargement`).
+    The children's areas are compared as they are, or on the unit square
+    when they would overflow or underflow (:func:`needs_unit_square`).
+    """
+    box, level, count, child, meta = nd[BOX], nd[LEVEL], nd[COUNT], nd[CHILD], nd[META]
+    v = meta[ROOT]
+    while level[v] > target_level:
+        n = count[v]
+        if needs_unit_square(nd, v, e):
+            b, rows = children_on_unit_square(nd, v, e)
+            t = least_enlargement(b, rows, 0, n, b[n, XMIN], b[n, YMIN], b[n, XMAX], b[n, YMAX])
+        else:
+            t = least_enlargement(box, child, v, n, e[XMIN], e[YMIN], e[XMAX], e[YMAX])
+        v = child[v, t]
+    return v
+
+
 @njit(inline="always")
 def least_enlargement(src, rows, v, n, q0, q1, q2, q3):
     """Position ``t < n`` of the box ``src[rows[v, t]]`` that grows least to take in ``q`` (ties: smaller area, CL3).
@@ -131,6 +179,17 @@ def least_enlargement(src, rows, v, n, q0, q1, q2, q3):
         if cost < best_cost or (cost == best_cost and a < best_area):
             best, best_cost, best_area = t, cost, a
     return best
+
+
+@njit(inline="always")
+def needs_unit_square(nd, v, e):
+    """Would areas of node ``v``'s children grown by ``e`` overflow or underflow as they are?
+
+    Asked at every level of a descent: a node below a safe root cannot
+    overflow, but its (smaller) boxes may still underflow.
+    """
+    box = nd[BOX]
+    return fit_exponent(min(box[v, XMIN], e[XMIN]), min(box[v, YMIN], e[YMIN]), max(box[v, XMAX], e[XMAX]), max(box[v, YMAX], e[YMAX])) != 0
 
 
 @njit
@@ -153,43 +212,39 @@ def children_on_unit_square(nd, v, e):
     return b, rows
 
 
+# --------------------------------------------------------------------------
+# AdjustTree: widen the path, then SplitNode overfull nodes on the way up
+# --------------------------------------------------------------------------
 @njit(inline="always")
-def needs_unit_square(nd, v, e):
-    """Would areas of node ``v``'s children grown by ``e`` overflow or underflow as they are?
+def adjust_tree(tr, v, e, rule, rec):
+    """Guttman's AdjustTree, from the node ``v`` that has just taken an entry with box ``e`` up to the root.
 
-    Asked at every level of a descent: a node below a safe root cannot
-    overflow, but its (smaller) boxes may still underflow.
+    Two passes, together the lesson's AdjustTree: widen every box on the path
+    to cover ``e`` (:func:`enlarge_path`; Guttman's AT3), then split ``v``
+    while it is overfull (:func:`split_node`) and hand the new sibling to its
+    parent, which may overflow in turn (AT4), up to the root, where a split
+    grows a new root (:func:`grow_root`).
     """
-    box = nd[BOX]
-    return fit_exponent(min(box[v, XMIN], e[XMIN]), min(box[v, YMIN], e[YMIN]), max(box[v, XMAX], e[XMAX]), max(box[v, YMAX], e[YMAX])) != 0
+    nd, leaf_of, eb = tr
+    heuristic, M, m = rule
+    count, parent, meta = nd[COUNT], nd[PARENT], nd[META]
+    enlarge_path(nd, v, e)
+    while count[v] > M:
+        nn = split_node(tr, v, m, heuristic, rec)
+        if v == meta[ROOT]:
+            grow_root(tr, v, nn)
+            return
+        add_entry(nd, leaf_of, parent[v], nn)
+        v = parent[v]
 
 
-@njit
-def choose_leaf(nd, e, target_level):
-    """From the root, descend to the node at ``target_level`` whose box needs the least enlargement for ``e``.
-
-    At each level the children's areas are compared as they are, or on the
-    unit square when they would overflow or underflow (:func:`needs_unit_square`).
-    """
-    box, level, count, child, meta = nd[BOX], nd[LEVEL], nd[COUNT], nd[CHILD], nd[META]
-    v = meta[ROOT]
-    while level[v] > target_level:
-        n = count[v]
-        if needs_unit_square(nd, v, e):
-            b, rows = children_on_unit_square(nd, v, e)
-            t = least_enlargement(b, rows, 0, n, b[n, XMIN], b[n, YMIN], b[n, XMAX], b[n, YMAX])
-        else:
-            t = least_enlargement(box, child, v, n, e[XMIN], e[YMIN], e[XMAX], e[YMAX])
-        v = child[v, t]
-    return v
-
-
-# --------------------------------------------------------------------------
-# Insert: ChooseLeaf, add, enlarge the path, AdjustTree with SplitNode
-# --------------------------------------------------------------------------
 @njit(inline="always")
 def enlarge_path(nd, v, e):
-    """Grow node ``v`` and its ancestors to cover the box ``e`` ((4,) array)."""
+    """Grow node ``v`` and its ancestors to cover the box ``e`` ((4,) array): AdjustTree's first pass.
+
+    With the split pass of :func:`adjust_tree` it makes the lesson's
+    AdjustTree; the R*-tree's insert calls it before its OverflowTreatment.
+    """
     box, parent = nd[BOX], nd[PARENT]
     while v >= 0:
         box[v, XMIN] = min(box[v, XMIN], e[XMIN])
@@ -200,19 +255,14 @@ def enlarge_path(nd, v, e):
 
 
 @njit
-def log_split(rec, lvl, v, nn, b, sa, sb):
-    """Record a split (for the lesson's stepper): level, nodes, and the seed boxes (NaN when there are none)."""
-    log, stats = rec
-    r = stats[STAT_LOGGED]
-    if r < log.shape[0]:
-        log[r, LOG_LEVEL] = lvl
-        log[r, LOG_NODE] = v
-        log[r, LOG_NEW_NODE] = nn
-        for c in range(4):
-            log[r, LOG_SEED_A + c] = b[sa, c] if sa >= 0 else np.nan
-            log[r, LOG_SEED_B + c] = b[sb, c] if sb >= 0 else np.nan
-        stats[STAT_LOGGED] += 1
-    stats[STAT_SPLITS] += 1
+def split_node(tr, v, m, heuristic, rec):
+    """SplitNode: divide the ``M + 1`` entries of ``v`` by ``heuristic``; returns the new sibling."""
+    nd, leaf_of, eb = tr
+    b = entry_boxes(nd, eb, v)
+    group, sa, sb = split_groups(b, m, heuristic)
+    nn = apply_split(tr, v, group)
+    log_split(rec, nd[LEVEL][v], v, nn, b, sa, sb)
+    return nn
 
 
 @njit
@@ -232,17 +282,6 @@ def apply_split(tr, v, group):
 
 
 @njit
-def split_node(tr, v, m, heuristic, rec):
-    """SplitNode: divide the ``M + 1`` entries of ``v`` by ``heuristic``; returns the new sibling."""
-    nd, leaf_of, eb = tr
-    b = entry_boxes(nd, eb, v)
-    group, sa, sb = split_groups(b, m, heuristic)
-    nn = apply_split(tr, v, group)
-    log_split(rec, nd[LEVEL][v], v, nn, b, sa, sb)
-    return nn
-
-
-@njit
 def grow_root(tr, v, nn):
     """The root split into ``v`` and ``nn``: a new root above them, one level higher."""
     nd, leaf_of, eb = tr
@@ -253,44 +292,58 @@ def grow_root(tr, v, nn):
     nd[META][ROOT] = r
 
 
-@njit(inline="always")
-def adjust_tree(tr, v, rule, rec):
-    """AdjustTree: split ``v`` while it is overfull and hand the new sibling to its parent, up to the root."""
-    nd, leaf_of, eb = tr
-    heuristic, M, m = rule
-    count, parent, meta = nd[COUNT], nd[PARENT], nd[META]
-    while count[v] > M:
-        nn = split_node(tr, v, m, heuristic, rec)
-        if v == meta[ROOT]:
-            grow_root(tr, v, nn)
-            return
-        add_entry(nd, leaf_of, parent[v], nn)
-        v = parent[v]
-
-
-@njit(inline="always")
-def insert(tr, entry, e, target_level, rule, rec):
-    """Guttman's Insert: ``entry`` (a slot when ``target_level == 0``, else a node) with box ``e`` into a node at ``target_level``.
-
-    ChooseLeaf (:func:`choose_leaf`), add the entry, enlarge the boxes on the
-    path, then AdjustTree (:func:`adjust_tree`), which splits overfull nodes
-    with SplitNode on the way up ([Guttman1984]).
-    """
-    nd, leaf_of, eb = tr
-    if nd[META][ROOT] < 0:
-        nd[META][ROOT] = alloc_node(nd, 0)
-    v = choose_leaf(nd, e, target_level)
-    add_entry(nd, leaf_of, v, entry)
-    enlarge_path(nd, v, e)
-    adjust_tree(tr, v, rule, rec)
-
-
 # --------------------------------------------------------------------------
-# Remove: CondenseTree
+# The split log, for the lesson's stepper (plumbing, not a step of the paper)
 # --------------------------------------------------------------------------
 @njit
+def log_split(rec, lvl, v, nn, b, sa, sb):
+    """Record a split for the lesson's stepper (``RTree.last_splits``): level, nodes, seed boxes.
+
+    The seed boxes are NaN when there are none (the exhaustive and R* splits).
+    Not a step of the paper: it only lets lesson 09 show each split.
+    """
+    log, stats = rec
+    r = stats[STAT_LOGGED]
+    if r < log.shape[0]:
+        log[r, LOG_LEVEL] = lvl
+        log[r, LOG_NODE] = v
+        log[r, LOG_NEW_NODE] = nn
+        for c in range(4):
+            log[r, LOG_SEED_A + c] = b[sa, c] if sa >= 0 else np.nan
+            log[r, LOG_SEED_B + c] = b[sb, c] if sb >= 0 else np.nan
+        stats[STAT_LOGGED] += 1
+    stats[STAT_SPLITS] += 1
+
+
+# --------------------------------------------------------------------------
+# Remove: Delete = CondenseTree, reinsert the orphans, shorten (lesson 09, section 6)
+# --------------------------------------------------------------------------
+def delete(tree: RTree, slot: int) -> None:
+    """Guttman's Delete of the element in ``slot`` from ``tree`` (an :class:`RTree` or a subclass).
+
+    Lesson 09's "Delete = remove + CondenseTree + reinsertion of orphans +
+    shortening the root", in three calls:
+
+    1. remove the entry from its leaf (found from ``leaf_of``, not by
+       Guttman's FindLeaf search) and condense the path to the root, both in
+       :func:`condense_tree`, which sets the entries of dissolved nodes aside;
+    2. reinsert each orphan at its own level (a subtree as one entry) by the
+       tree's own insert, ``tree._insert_entry``: :func:`insert` here, the R*
+       insert in :class:`~lessons_lib.structures.rstar_tree.RStarTree`; it
+       grows the node arrays before each insert;
+    3. :func:`shorten` the root while it has a single child.
+    """
+    orphans = np.empty(((tree.height + 1) * tree.max_entries, 2), np.int64)
+    k = condense_tree(tree._tree(), slot, tree.min_entries, orphans)
+    for entry, lvl in orphans[:k].tolist():
+        src = tree.elements.boxes if lvl == 0 else tree.nodes.box  # fetched again: an insert may grow the arrays
+        tree._insert_entry(entry, src[entry].copy(), lvl)
+    shorten(tree.nodes.arrays)
+
+
+@njit
 def condense_tree(tr, slot, m, orphans):
-    """Take ``slot`` out of its leaf and condense the path to the root.
+    """CondenseTree: take ``slot`` out of its leaf and condense the path to the root.
 
     Each node on the path left with fewer than ``m`` entries is detached from
     its parent and freed; its entries go to ``orphans`` as ``(entry, level)``
@@ -502,12 +555,7 @@ class RTree(NodeViews, BroadPhase):
 
     # -- remove -----------------------------------------------------------
     def _remove(self, slot, box):
-        orphans = np.empty(((self.height + 1) * self.max_entries, 2), np.int64)
-        k = condense_tree(self._tree(), slot, self.min_entries, orphans)
-        for entry, lvl in orphans[:k].tolist():
-            src = self.elements.boxes if lvl == 0 else self.nodes.box
-            self._insert_entry(entry, src[entry].copy(), lvl)
-        shorten(self.nodes.arrays)
+        delete(self, slot)
 
     # -- query and pairs --------------------------------------------------
     def _query(self, box):

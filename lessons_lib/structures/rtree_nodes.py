@@ -37,7 +37,8 @@ that order, and read a field by its name: ``nd[BOX]``, ``nd[LEVEL]``,
 one line. Boxes are closed ``[xmin, ymin, xmax, ymax]``: touching counts as
 intersecting (:mod:`lessons_lib.core.boxes` is the one test).
 
-Coordinates: any finite float64. Areas, margins and overlaps of boxes far
+Coordinates: any finite float64. Areas (:func:`box_area`, :func:`enlarged_by`,
+the kernels ChooseLeaf and the splits compare), margins and overlaps of boxes far
 beyond ``2**400`` or below ``2**-400`` would overflow or underflow, so the
 kernels that compare them first map the boxes in question onto the unit square
 by a power of two (:func:`fit_exponent`, :func:`to_unit`): exact, and the same
@@ -53,7 +54,7 @@ import math
 
 import numpy as np
 
-from ..core.boxes import XMAX, XMIN, YMAX, YMIN
+from ..core.boxes import MAX_CORNER, MIN_CORNER, XMAX, XMIN, YMAX, YMIN
 from ..core.jit import njit
 
 __all__ = [
@@ -71,7 +72,7 @@ __all__ = [
     "USED",
     "FREED",
     "alloc_node", "free_node", "add_entry", "take_entry", "recompute_box", "entry_boxes",
-    "fit_exponent", "to_unit", "fit_rows", "unit_boxes",
+    "box_area", "enlarged_by", "fit_exponent", "to_unit", "fit_rows", "unit_boxes",
     "point_box_distance", "distance_key", "farther", "ZERO_EXP",
     "centres_of",
 ]
@@ -293,6 +294,22 @@ def entry_boxes(nd, elem_boxes, v):
 # --------------------------------------------------------------------------
 # Scale-safe geometry: compare areas of boxes at any scale
 # --------------------------------------------------------------------------
+@njit
+def box_area(x0, y0, x1, y1):
+    """Area of the box ``(x0, y0, x1, y1)``, in square units (0 for a flat box).
+
+    Safe to compute (no overflow, no underflow) where :func:`fit_exponent` of
+    the boxes compared is 0; elsewhere compare the boxes mapped by :func:`to_unit`.
+    """
+    return (x1 - x0) * (y1 - y0)
+
+
+@njit
+def enlarged_by(x0, y0, x1, y1, q0, q1, q2, q3):
+    """Area the box ``(x0, y0, x1, y1)`` gains by taking in ``(q0, q1, q2, q3)``: what ChooseLeaf minimises."""
+    return box_area(min(x0, q0), min(y0, q1), max(x1, q2), max(y1, q3)) - box_area(x0, y0, x1, y1)
+
+
 @njit(inline="always")
 def fit_exponent(x0, y0, x1, y1):
     """0 when areas of boxes inside ``[x0, y0, x1, y1]`` are safe to compute as they are.
@@ -403,7 +420,7 @@ def centres_of(boxes: np.ndarray) -> np.ndarray:
     >>> centres_of(np.array([[0.0, 0.0, 2.0, 4.0], [1e308, 0.0, 1.7e308, 0.0]])).tolist()
     [[1.0, 2.0], [1.35e+308, 0.0]]
     """
-    lo, hi = boxes[:, :2], boxes[:, 2:]
+    lo, hi = boxes[:, MIN_CORNER], boxes[:, MAX_CORNER]
     with np.errstate(over="ignore"):
         c = 0.5 * (lo + hi)
     bad = ~np.isfinite(c)

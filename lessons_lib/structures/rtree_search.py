@@ -11,9 +11,10 @@ its invariants in :mod:`~lessons_lib.structures.rtree_quality`.
 
 The steps
 ---------
-1. **Search** ([Guttman1984]; :func:`query_with_visits`): enter a child only
-   when its bounds meet the query, so pruning happens at every level (lesson
-   09, section 4, counts the nodes it enters).
+1. **Search** ([Guttman1984]; the kernel :func:`search`, called by
+   :func:`query_with_visits`): enter a child only when its bounds meet the
+   query, so pruning happens at every level (lesson 09, sections 1 and 4,
+   count the nodes it enters).
 2. **Pairs** (:func:`tree_pairs`): the tree joined with itself, descending
    pairs of nodes whose bounds meet.
 3. **Nearest neighbours** (:func:`tree_nearest`): branch and bound over the
@@ -33,19 +34,22 @@ from ..core.buffers import grow
 from ..core.jit import njit
 from .rtree_nodes import ROOT, NodeArrays, distance_key, farther
 
-__all__ = ["query_with_visits", "tree_pairs", "tree_nearest"]
+__all__ = ["search", "query_with_visits", "tree_pairs", "tree_nearest"]
 
 
 # --------------------------------------------------------------------------
 # Query: enter a child only when its bounds intersect the query
 # --------------------------------------------------------------------------
 @njit
-def _query_kernel(nd, elem_boxes, q):
-    """Slots whose boxes intersect ``q`` and the number of nodes visited.
+def search(nd, elem_boxes, q):
+    """Guttman's Search: slots whose boxes intersect ``q`` and the number of nodes visited.
 
-    Depth-first with an explicit stack. A node is pushed only if its box
-    intersects ``q``, so every visited node is one whose bounds meet the query:
-    pruning happens at every level, not only at the leaves.
+    ``nd`` is the node tuple, ``elem_boxes`` the ``(s, 4)`` float64 element
+    boxes by slot, ``q`` a ``(4,)`` float64 closed box; returns the slots
+    (int64) and the visits. Depth-first with an explicit stack. A node is
+    pushed only if its box intersects ``q``, so every visited node is one
+    whose bounds meet the query: pruning happens at every level, not only at
+    the leaves.
     """
     box, level, count, parent, child, meta, free = nd
     q0, q1, q2, q3 = q[XMIN], q[YMIN], q[XMAX], q[YMAX]
@@ -81,7 +85,7 @@ def _query_kernel(nd, elem_boxes, q):
 
 
 def query_with_visits(nodes: NodeArrays, elem_boxes: np.ndarray, box) -> tuple[np.ndarray, int]:
-    """Slots intersecting ``box`` and how many nodes the search entered.
+    """Slots intersecting ``box`` and how many nodes the search entered (:func:`search` on the node arrays).
 
     Parameters
     ----------
@@ -102,7 +106,7 @@ def query_with_visits(nodes: NodeArrays, elem_boxes: np.ndarray, box) -> tuple[n
     O(visits * fan-out). In a good tree ``visits`` is close to the height plus
     the number of leaves holding answers; overlap between siblings adds more.
     """
-    slots, visits = _query_kernel(nodes.arrays, elem_boxes, np.asarray(box, np.float64))
+    slots, visits = search(nodes.arrays, elem_boxes, np.asarray(box, np.float64))
     return slots, int(visits)
 
 

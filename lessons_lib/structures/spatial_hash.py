@@ -55,14 +55,13 @@ import sys
 import numpy as np
 
 from ..base import BroadPhase, register
-from ..core.boxes import row_overlaps
+from ..core.boxes import XMAX, XMIN, YMAX, YMIN, row_overlaps
 from ..core.jit import njit
 from ..core.params import check_choice, check_int
 from ..geometry import as_box
 from .cell_size import DEFAULT_CELL_FACTOR, check_cell_size, default_cell_size, typical_box_size
-from .grid_cells import (CELL_LIMIT, MIN_CELL_SIZE, USED, XMAX, XMIN, YMAX, YMIN, append_id, cell_pairs, grid_world,
-                         oversize_pairs,
-                         grown, grown_pool, new_lists, pool_full, pool_push, pool_unlink)
+from .grid_cells import (CELL_LIMIT, MIN_CELL_SIZE, USED, append_id, cell_pairs, grid_world, oversize_pairs, grown,
+                         grown_pool, new_lists, pool_full, pool_push, pool_unlink)
 
 __all__ = [
     "SpatialHash", "HASHES", "cell_key", "hash_cell", "CELL_LIMIT", "KEY_SHIFT", "cell_xy",

@@ -23,24 +23,31 @@ Data layout
 The endpoints of one axis live in two flat arrays, ``keys`` (float64) and
 ``codes`` (``2 * slot + is_max``, int64), sorted by ``(key, is_max)``: a min
 before a max at equal keys (closed boxes). The table, the order and the sort
-are in :mod:`~lessons_lib.structures.endpoints` (sections 1 and 2 of the
+are in :mod:`~lessons_lib.structures.endpoints` (sections 3 and 4 of the
 lesson), which both sweep-and-prune structures share.
 
-The kernels, step by step
--------------------------
-1. the order of endpoints: :func:`~lessons_lib.structures.endpoints.endpoint_before`,
-   :func:`~lessons_lib.structures.endpoints.endpoints_sorted`;
-2. sort endpoints: :func:`~lessons_lib.structures.endpoints.sort_endpoints` (from scratch),
-   :func:`~lessons_lib.structures.endpoints.refresh_keys`;
-3. sweep with an active set: :func:`sweep_pairs`;
-4. insertion-sort repair counting swaps: :func:`insertion_sort_endpoints`
-   (and :func:`insertion_sort_from`, which also lists the *crossings*, the
-   swaps of a min past a max), :func:`move_endpoint`, :func:`move_endpoints`;
-5. query: :func:`query_endpoints`;
+The kernels, by the lesson's sections
+-------------------------------------
+* the order of endpoints and their sort (sections 3 and 4):
+  :func:`~lessons_lib.structures.endpoints.endpoint_before`,
+  :func:`~lessons_lib.structures.endpoints.sort_endpoints`, in
+  :mod:`~lessons_lib.structures.endpoints`;
+* the sweep with a set of open boxes (sections 3 and 4; Exercise 2's
+  ``sweep``): :func:`sweep_pairs`, whose loop is :func:`_sweep_until_full`;
+* the axis of larger variance (section 6): :func:`choose_sweep_axis`;
+* the insertion-sort repair counting swaps (section 7; Exercise 3's
+  ``insertion_repair``): :func:`insertion_sort_endpoints`, and
+  :func:`insertion_sort_from`, which also lists the *crossings*, the swaps of a
+  min past a max (the optional part "keeping the pairs too (I-COLLIDE)");
+* the query (the optional part "one box's neighbours in the pseudo sweep"):
+  :func:`query_endpoints`;
+* update, one moved box at a time (the appendix "insert, remove and update on
+  the sorted arrays"): :func:`move_endpoint`, :func:`move_endpoints`; insert
+  and remove are the edits of :mod:`~lessons_lib.structures.endpoints`.
 
-and the edits of a sorted array (binary search, insert, delete: in
-:mod:`~lessons_lib.structures.endpoints`). Array growth is kept apart,
-in :class:`SortedEndpoints` and in the wrapper :func:`sweep_pairs`.
+Growth is kept apart: the output of the sweep grows in :func:`sweep_pairs`
+(around the loop, which never grows an array), the endpoint arrays in
+:class:`SortedEndpoints`.
 """
 from __future__ import annotations
 
@@ -63,7 +70,7 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------
-# 3. The sweep, with an active set
+# Sections 3 and 4: the sweep over the sorted endpoints, with a set of open boxes
 # --------------------------------------------------------------------------
 # The active set holds the intervals open at the sweep line in dense arrays, so that
 # opening is an append and closing moves the last entry into the hole (O(1) each):
@@ -87,9 +94,13 @@ def _new_active_set(m, n_slots):
 
 @njit
 def _sweep_until_full(keys, codes, m, boxes, axis, active, out, counters):
-    """The sweep of :func:`sweep_pairs` from endpoint ``counters[NEXT_ENDPOINT]`` on; never grows an array.
+    """The sweep itself (lesson 08, sections 3 and 4), from endpoint ``counters[NEXT_ENDPOINT]`` on.
 
-    Stops *before* an opening whose worst case (every open interval a hit, plus
+    Walk the sorted endpoints keeping the open boxes (the *active set*): a max
+    endpoint closes its box; a min endpoint tests its box against every open
+    one on the other axis, writes the pairs that meet, then opens the box.
+    :func:`sweep_pairs` calls it and grows the output; this loop never grows
+    an array. It stops *before* an opening whose worst case (every open interval a hit, plus
     ``WORD`` rows written past the last one) would not fit in ``out``; the
     caller grows ``out`` and calls again. The active set and the ``counters``
     survive between calls.
@@ -117,7 +128,7 @@ def _sweep_until_full(keys, codes, m, boxes, axis, active, out, counters):
         # the interval opens: it meets every open interval on the sweep axis
         if k + n_open + WORD > out.shape[0]:
             break
-        lo, hi = boxes[s, other], boxes[s, other + 2]
+        lo, hi = boxes[s, XMIN + other], boxes[s, XMAX + other]
         tests += n_open
         hits = 0
         for u in range(n_open):  # pass 1: the other-axis half of the closed overlap test, as flags
@@ -145,7 +156,13 @@ def _sweep_until_full(keys, codes, m, boxes, axis, active, out, counters):
 
 
 def sweep_pairs(keys, codes, m, boxes, axis, n_slots):
-    """Sweep the sorted endpoints; return the slot pairs overlapping on both axes, and the tests made.
+    """The sweep (lesson 08, sections 3 and 4): the slot pairs overlapping on both axes, and the tests made.
+
+    Exercise 2's ``sweep`` in compiled form, and what its check replaces by the
+    learner's function (so this name and signature stay). The loop over the
+    endpoints is :func:`_sweep_until_full`; this function is its growth
+    helper: it sets up the active set and the output, and grows the output
+    whenever the loop stops for room.
 
     Parameters
     ----------
@@ -169,10 +186,10 @@ def sweep_pairs(keys, codes, m, boxes, axis, n_slots):
 
     Notes
     -----
-    O(m + tests) plus the output. The work is :func:`_sweep_until_full`, which
-    never grows an array inside its loops (in numba, re-binding an array in a
-    loop costs reference counting on every iteration): when the output might
-    overflow it returns, this function grows the output and the sweep resumes.
+    O(m + tests) plus the output. The loop never grows an array inside (in
+    numba, re-binding an array in a loop costs reference counting on every
+    iteration): when the output might overflow it returns, this function grows
+    the output and the sweep resumes where it stopped.
     """
     active = _new_active_set(m, n_slots)
     out = np.empty((max(16, m) + WORD, 2), dtype=np.int64)
@@ -185,7 +202,18 @@ def sweep_pairs(keys, codes, m, boxes, axis, n_slots):
 
 
 # --------------------------------------------------------------------------
-# 4. Insertion-sort repair, counting swaps
+# Section 6, the axis problem: sweep along the axis of larger variance
+# --------------------------------------------------------------------------
+def choose_sweep_axis(elements) -> int:
+    """The axis of larger variance of the stored boxes' centres (0 = x on a tie or below two boxes)."""
+    if len(elements) < 2:
+        return 0
+    return axis_of_larger_variance(live_boxes(elements)[1])
+
+
+# --------------------------------------------------------------------------
+# Section 7, temporal coherence: the insertion-sort repair, counting swaps
+# (with the crossings of the optional part "keeping the pairs too (I-COLLIDE)")
 # --------------------------------------------------------------------------
 @njit
 def insertion_sort_from(keys, codes, m, start, crossings):
@@ -236,6 +264,33 @@ def insertion_sort_endpoints(keys, codes, m):
     return insertion_sort_from(keys, codes, m, 0, None)[1]
 
 
+# --------------------------------------------------------------------------
+# The optional part "one box's neighbours in the pseudo sweep": the query
+# --------------------------------------------------------------------------
+@njit
+def query_endpoints(keys, codes, m, axis, boxes, box):
+    """Slots whose box meets the closed ``box``: scan the endpoints up to the box's upper bound on ``axis``.
+
+    Every box starting at or before that bound (a prefix of the sorted array,
+    found by binary search) is tested; boxes starting after it cannot meet the
+    query. The prefix has no lower bound: maxima are not sorted with the minima
+    (lesson 08, the optional part "one box's neighbours in the pseudo sweep":
+    a binary search for the lower bound misses long boxes that start early).
+    """
+    end = lower_bound(keys, codes, m, box[XMAX + axis], MAX_END)  # after every min <= the bound
+    out = np.empty(max(1, end), dtype=np.int64)
+    k = 0
+    for t in range(end):
+        c = codes[t]
+        if c & 1 == MIN_END and row_overlaps(boxes, c >> 1, box[XMIN], box[YMIN], box[XMAX], box[YMAX]):
+            out[k] = c >> 1
+            k += 1
+    return out[:k].copy()
+
+
+# --------------------------------------------------------------------------
+# The appendix "insert, remove and update on the sorted arrays": walk a moved endpoint
+# --------------------------------------------------------------------------
 @njit
 def move_endpoint(keys, codes, m, t, k):
     """Give the endpoint at ``t`` the key ``k`` and walk it to its place; return that place.
@@ -275,37 +330,8 @@ def move_endpoints(keys, codes, m, moves):
 
 
 # --------------------------------------------------------------------------
-# 5. Query
-# --------------------------------------------------------------------------
-@njit
-def query_endpoints(keys, codes, m, axis, boxes, box):
-    """Slots whose box meets the closed ``box``: scan the endpoints up to the box's upper bound on ``axis``.
-
-    Every box starting at or before that bound (a prefix of the sorted array,
-    found by binary search) is tested; boxes starting after it cannot meet the
-    query. The prefix has no lower bound: maxima are not sorted with the minima.
-    """
-    end = lower_bound(keys, codes, m, box[axis + 2], MAX_END)  # after every min <= the bound
-    out = np.empty(max(1, end), dtype=np.int64)
-    k = 0
-    for t in range(end):
-        c = codes[t]
-        if c & 1 == MIN_END and row_overlaps(boxes, c >> 1, box[XMIN], box[YMIN], box[XMAX], box[YMAX]):
-            out[k] = c >> 1
-            k += 1
-    return out[:k].copy()
-
-
-# --------------------------------------------------------------------------
 # One axis's endpoints, with their growth
 # --------------------------------------------------------------------------
-def choose_sweep_axis(elements) -> int:
-    """The axis of larger variance of the stored boxes' centres (0 = x on a tie or below two boxes)."""
-    if len(elements) < 2:
-        return 0
-    return axis_of_larger_variance(live_boxes(elements)[1])
-
-
 def live_boxes(elements) -> tuple[np.ndarray, np.ndarray]:
     """``(slots, boxes)`` of the live elements; ``boxes`` is a view (no copy) when no slot is free."""
     slots = elements.live_slots()
@@ -349,21 +375,21 @@ class SortedEndpoints:
         n, a = len(slots), self.axis
         self.reserve(2 * n)
         self.m = 2 * n
-        self.keys[:n], self.keys[n : 2 * n] = b[:, a], b[:, a + 2]
+        self.keys[:n], self.keys[n : 2 * n] = b[:, XMIN + a], b[:, XMAX + a]
         self.codes[:n], self.codes[n : 2 * n] = 2 * slots, 2 * slots + 1
         sort_endpoints(self.keys, self.codes, self.m)
 
     def add(self, slot: int, box) -> None:
         """Insert the two endpoints of ``slot``'s ``box``: O(log m) search + O(m) shift."""
         self.reserve(self.m + 2)
-        for end in (MIN_END, MAX_END):
-            insert_endpoint(self.keys, self.codes, self.m, float(box[self.axis + 2 * end]), 2 * slot + end)
+        for end, side in ((MIN_END, XMIN), (MAX_END, XMAX)):
+            insert_endpoint(self.keys, self.codes, self.m, float(box[side + self.axis]), 2 * slot + end)
             self.m += 1
 
     def discard(self, slot: int, box) -> None:
         """Delete the two endpoints of ``slot``, whose stored box is ``box``."""
-        for end in (MIN_END, MAX_END):
-            k = float(box[self.axis + 2 * end])
+        for end, side in ((MIN_END, XMIN), (MAX_END, XMAX)):
+            k = float(box[side + self.axis])
             t = find_endpoint(self.keys, self.codes, self.m, k, 2 * slot + end)
             if t < 0:  # pragma: no cover - would mean the invariant is broken
                 raise RuntimeError(f"endpoint of slot {slot} at {k} is missing: the endpoint array is corrupt")
@@ -377,10 +403,10 @@ class SortedEndpoints:
         a = self.axis
         moved = np.empty(2 * len(slots), dtype=np.int64)
         old_keys, new_keys = np.empty(len(moved)), np.empty(len(moved))
-        for end in (MIN_END, MAX_END):
+        for end, side in ((MIN_END, XMIN), (MAX_END, XMAX)):
             moved[end::2] = 2 * slots + end
-            old_keys[end::2] = old[:, a + 2 * end]
-            new_keys[end::2] = boxes[slots, a + 2 * end]
+            old_keys[end::2] = old[:, side + a]
+            new_keys[end::2] = boxes[slots, side + a]
         return moved, old_keys, new_keys
 
     def move(self, slots, old, boxes) -> int:

@@ -2,13 +2,11 @@
 
 Lesson 02. The world is cut into square cells of side ``cell_size``. A box goes
 into **every** cell it overlaps; two boxes can only touch if they share a cell,
-so the pair search tests only boxes that share a cell. A box covering more
-than ``max_box_cells`` cells (default 65,536) would cost that many nodes: it
-goes on an *oversize list* instead, tested box by box (:class:`OversizeList`),
-so a few huge boxes on tiny cells cannot exhaust memory.
+so the pair search tests only boxes that share a cell (section 1, "The idea:
+compare only boxes that share a cell").
 
-Data layout (one 32-bit integer per cell)
------------------------------------------
+Data layout (section 2, "The layout: one 32-bit integer per cell")
+------------------------------------------------------------------
 ==========  ================  ==================================================
 array       shape, dtype      meaning
 ==========  ================  ==================================================
@@ -28,13 +26,35 @@ each pair is reported once (from its *reference cell*, the cell of the
 lower-left corner of the two boxes' intersection) and the names the kernels
 share (``geom``, ``lists``, ``XMIN`` ..).
 
-The steps, as lesson 02 names them: :func:`insert_boxes`, :func:`remove_box`,
-:func:`update_boxes` (the lesson's update: each moved box into its new cells),
-:func:`query_box` and
-:func:`pairs_by_reference_cell`. The classes come after them. Choosing the cell
-size (:func:`~lessons_lib.structures.cell_size.suggest_cell_size`, with the
-default and the checks every grid uses) is in :mod:`~lessons_lib.structures.cell_size`.
-The lesson's corner-only pitfall lives in :mod:`lessons_lib.labs.grids`.
+The steps, in the lesson's order
+--------------------------------
+* insert (sections 1 and 2): :func:`insert_boxes`, each box on the list of
+  every cell it overlaps;
+* remove and update (section 2, and the optional part C, "the arrays step by
+  step, nodes round the free list"): :func:`remove_box` (its nodes go on the
+  free list), :func:`update_boxes` (the lesson's update: each moved box out of
+  its old cells and into its new ones);
+* query (section 3, "Queries: under a point, inside a box"): :func:`query_box`;
+* all pairs, each once (section 4, "All pairs, each exactly once"):
+  :func:`pairs_by_reference_cell`, Exercise 2's ``grid_pairs``;
+* the cell size (section 5, "The cell size trade-off, measured"):
+  :func:`~lessons_lib.structures.cell_size.suggest_cell_size`, in
+  :mod:`~lessons_lib.structures.cell_size` with the default and the checks
+  every grid uses.
+
+The classes come after the steps. The corner-only pitfall (the optional part
+A) lives in :mod:`lessons_lib.labs.grids`.
+
+Beyond lesson 02: the oversize list
+-----------------------------------
+Section 6 of lesson 02 shows the big-object problem (a few huge boxes among
+many small ones) and leaves the stopgap to lesson 03: its section 6 ("Negative
+coordinates, huge coordinates and huge boxes") keeps the boxes covering more
+than ``max_box_cells`` cells on a short *oversize list*, tested box by box.
+This grid does the same (:class:`OversizeList`; default 65,536 cells a box),
+so a few huge boxes on tiny cells cannot exhaust memory. :class:`FixedGrid`
+(what every grid over a world shares: cell size, shape, geometry) and
+:class:`OversizeList` are library code the lessons do not name.
 
 References
 ----------
@@ -52,12 +72,13 @@ import sys
 import numpy as np
 
 from ..base import BroadPhase, register
+from ..core.boxes import XMAX, XMIN, YMAX, YMIN
 from ..core.jit import njit
 from ..core.params import check_int
 from ..geometry import as_box
 from .cell_size import (DEFAULT_MAX_CELLS, cell_size_for, check_cell_size, default_cell_size, grid_shape,
                         typical_box_size)
-from .grid_cells import (USED, XMAX, XMIN, YMAX, YMIN, append_id, box_cells, cell_counts, cell_pairs,
+from .grid_cells import (USED, append_id, box_cells, cell_counts, cell_pairs,
                          any_over, cell_span, cells_each, gather_cell, grid_world, grown_pool, new_lists,
                          oversize_pairs,
                          pool_full, pool_push, pool_unlink, query_hit)
@@ -182,10 +203,21 @@ def query_box(lists, geom, boxes, q):
 
 @njit
 def pairs_by_reference_cell(lists, geom, boxes, n_slots):
-    """All pairs: every intersecting slot pair once (from its reference cell); plus the box tests made.
+    """All pairs (section 4): every intersecting slot pair once, from its reference cell; plus the box tests made.
 
-    Each cell's list is first gathered into small contiguous arrays (the
-    boxes read once per cell, not once per test), then tested two by two.
+    Lesson 02's Exercise 2, ``grid_pairs`` ("the heart of
+    ``UniformGrid.pairs()``"), compiled, with its two inner steps in kernels
+    that the hierarchical grid and the spatial hash share
+    (:mod:`~lessons_lib.structures.grid_cells`): for each cell of two boxes or
+    more, :func:`~lessons_lib.structures.grid_cells.gather_cell` walks its list
+    and copies the boxes into small contiguous arrays (each box read once per
+    cell, not once per test) with the cell of each box's lower-left corner;
+    then :func:`~lessons_lib.structures.grid_cells.cell_pairs` tests them two
+    by two and keeps a pair only in its reference cell. It writes the
+    exercise's test ``cell_of(max(ax0, bx0), max(ay0, by0)) == (c, r)`` as
+    "one of the two boxes starts in column ``c``, and one starts in row
+    ``r``": the same test, since the cell map is monotone and both boxes start
+    at or before the cell they are in (the proof is in ``cell_pairs``).
     ``n_slots``: every slot is below it (a cell holds a slot at most once).
     """
     head, nxt, elem, state = lists
