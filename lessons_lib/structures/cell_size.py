@@ -29,14 +29,13 @@ size about the typical object size.
 from __future__ import annotations
 
 import math
-import sys
 
 import numpy as np
 
 from ..core.boxes import XMAX, XMIN, YMAX, YMIN
 from ..core.params import check_int, check_positive
 from ..geometry import as_box, as_boxes
-from .grid_cells import MIN_CELL_SIZE, grid_world
+from .grid_cells import FLOAT_MAX, MIN_CELL_SIZE, grid_world
 
 __all__ = [
     "typical_box_size", "suggest_cell_size", "cell_size_for",
@@ -50,7 +49,6 @@ DEFAULT_MAX_CELLS = 1 << 22
 DEFAULT_CELLS_ACROSS = 64
 #: Default multiple of the typical box size used by :func:`suggest_cell_size` (measured, see Notes there).
 DEFAULT_CELL_FACTOR = 2.0
-_BIG = sys.float_info.max
 
 
 # --------------------------------------------------------------------------
@@ -64,7 +62,7 @@ def typical_box_size(boxes: np.ndarray, world=None) -> float:
     """
     if len(boxes):
         half = np.maximum(0.5 * boxes[:, XMAX] - 0.5 * boxes[:, XMIN], 0.5 * boxes[:, YMAX] - 0.5 * boxes[:, YMIN])
-        typical = min(2.0 * float(np.median(half)), _BIG)
+        typical = min(2.0 * float(np.median(half)), FLOAT_MAX)
         if typical > 0:
             return typical
     w = grid_world(boxes) if world is None else world
@@ -128,15 +126,15 @@ def cell_size_for(n: int, w, typical: float, *, factor: float = DEFAULT_CELL_FAC
     """
     factor = check_positive("factor", factor, unit="box sizes")
     max_cells = check_int("max_cells", max_cells, 1)
-    size = max(min(factor * check_positive("typical", typical, unit="world units"), _BIG), MIN_CELL_SIZE)
+    size = max(min(factor * check_positive("typical", typical, unit="world units"), FLOAT_MAX), MIN_CELL_SIZE)
     budget = min(max_cells, max(1024, cells_per_box * n))
 
     def cells(count):  # ceil(count), at least 1, without overflow
         return math.ceil(count) if count < 2.0**62 else math.inf
 
     # ceil() adds up to one row and one column: leave room for them.
-    while size < _BIG and cells(cells_across(w[XMIN], w[XMAX], size)) * cells(cells_across(w[YMIN], w[YMAX], size)) > budget:
-        size = min(max(size * 1.05, _side_over(w, budget)), _BIG)
+    while size < FLOAT_MAX and cells(cells_across(w[XMIN], w[XMAX], size)) * cells(cells_across(w[YMIN], w[YMAX], size)) > budget:
+        size = min(max(size * 1.05, _side_over(w, budget)), FLOAT_MAX)
     return float(size)
 
 

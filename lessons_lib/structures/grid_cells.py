@@ -75,7 +75,7 @@ __all__ = [
     "cells_from_origin", "cell_of", "cell_span", "box_cells", "cell_of_centre",
     "new_lists", "grown", "grown_pool", "pool_full", "pool_push", "pool_unlink", "append_id",
     "query_hit", "gather_cell", "cell_pairs", "cell_counts", "grid_world", "oversize_pairs", "cells_each",
-    "any_over",
+    "any_over", "FLOAT_MAX",
 ]
 
 #: The node pool's counters: ``state[USED]`` nodes handed out so far, ``state[FREE]`` first free node (-1: none).

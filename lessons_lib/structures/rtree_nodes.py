@@ -51,6 +51,7 @@ bits and their squares underflow to 0.
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 
@@ -95,7 +96,7 @@ NEAR_MIN, NEAR_MAX, NEAR_SCALE = 2.0 ** -500, 2.0 ** 500, 2.0 ** 600
 #: The exponent of distance 0 in a :func:`distance_key`: below every other distance's.
 ZERO_EXP = -(1 << 40)
 #: The largest ``E`` for which ``M * 2**E`` (``0.5 <= M < 1``) is a finite float64.
-FLOAT_MAX_EXP = 1024
+FLOAT_MAX_EXP = sys.float_info.max_exp
 
 
 # --------------------------------------------------------------------------

@@ -67,8 +67,6 @@ References
 """
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
 from ..base import BroadPhase, register
@@ -78,7 +76,7 @@ from ..core.params import check_int
 from ..geometry import as_box
 from .cell_size import (DEFAULT_MAX_CELLS, cell_size_for, check_cell_size, default_cell_size, grid_shape,
                         typical_box_size)
-from .grid_cells import (USED, append_id, box_cells, cell_counts, cell_pairs,
+from .grid_cells import (FLOAT_MAX, USED, append_id, box_cells, cell_counts, cell_pairs,
                          any_over, cell_span, cells_each, gather_cell, grid_world, grown_pool, new_lists,
                          oversize_pairs,
                          pool_full, pool_push, pool_unlink, query_hit)
@@ -96,7 +94,6 @@ __all__ = [
 REGIONS_ALL_CELLS = 4096
 #: Default budget of cells per box (65,536: 512 KiB of nodes): a box covering more goes on the oversize list.
 DEFAULT_MAX_BOX_CELLS = 1 << 16
-_BIG = sys.float_info.max
 
 
 # --------------------------------------------------------------------------
@@ -292,7 +289,7 @@ class FixedGrid(BroadPhase):
         s, (x0, y0) = self.cell_size * scale, self.world[:2]
         with np.errstate(over="ignore"):
             rects = np.column_stack([x0 + cols * s, y0 + rows * s, x0 + (cols + 1) * s, y0 + (rows + 1) * s])
-        return np.clip(rects.astype(np.float64).reshape(-1, 4), -_BIG, _BIG)
+        return np.clip(rects.astype(np.float64).reshape(-1, 4), -FLOAT_MAX, FLOAT_MAX)
 
 
 class OversizeList:
